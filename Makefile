@@ -1,0 +1,39 @@
+# Two commands do everything on a fresh machine:  make demo  ·  make test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+TORCH_PIN := torch==2.13.0
+
+.PHONY: setup demo test exercises notebooks release check clean
+
+# The virtual environment. torch is installed only when the interpreter has none (then the pinned CPU wheel):
+# never an unpinned torch, which would pull gigabytes of CUDA packages.
+$(VENV)/.ready: pyproject.toml
+	@command -v bwrap >/dev/null 2>&1 || { echo "installing bubblewrap (the sandbox)"; \
+	  (apt-get install -y -q bubblewrap >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1) \
+	   || sudo -n apt-get install -y -q bubblewrap >/dev/null 2>&1) \
+	  || echo "WARNING: could not install bubblewrap: learner code will run without the sandbox"; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip >/dev/null
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q $(TORCH_PIN)
+	$(PY) -m pip install -q -e ".[notebooks,test]"
+	@touch $@
+
+setup: $(VENV)/.ready
+
+demo: setup
+	$(PY) -m autograder check solutions
+	$(PY) -m autograder check examples/learner || true
+
+test: setup
+	$(PY) -m pytest -q
+
+exercises: setup
+	$(PY) -m autograder.generate
+
+check: setup
+	$(PY) -m autograder check exercises
+
+clean:
+	rm -rf $(VENV) out dist .autograder
