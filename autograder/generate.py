@@ -39,17 +39,14 @@ import re
 import sys
 import textwrap
 import tokenize
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SOLUTIONS_DIR = "solutions"
 EXERCISES_DIR = "exercises"
 TODO_WIDTH = 88  # the TODO comment is wrapped to this many columns
 
-HEADER = (
-    "# Generated from solutions/{name} by `make exercises` "
-    "(python -m autograder.generate); edit the solution, not this file.\n"
-)
+HEADER = "# Generated from solutions/{name} by `make exercises`; edit the solution, not this file.\n"
 _HEADER_PREFIX = "# Generated from solutions/"
 
 _BEGIN_RE = re.compile(r"^### BEGIN SOLUTION(?:\s+#\s*stub:\s*(?P<msg>.*?))?\s*$")
@@ -57,8 +54,7 @@ _END_RE = re.compile(r"^### END SOLUTION\s*$")
 _ANY_MARKER_RE = re.compile(r"(BEGIN|END)\s+SOLUTION", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(NamedTuple):
     """One marked region. Line numbers are 1-based and point at the marker lines."""
 
     begin: int
@@ -83,6 +79,11 @@ def _comment_lines(source: str, filename: str) -> list[tuple[int, str, str]]:
             prefix = lines[row - 1][:col]
             if prefix.strip() == "":
                 found.append((row, prefix, tok.string))
+            elif _ANY_MARKER_RE.search(tok.string):
+                raise ValueError(
+                    f"{filename}:{row}: solution marker after code on the same line; "
+                    f"markers must be comments on a line of their own"
+                )
     except (tokenize.TokenError, SyntaxError) as exc:
         raise ValueError(f"{filename}: cannot tokenize solution source: {exc}") from exc
     return found

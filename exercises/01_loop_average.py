@@ -1,4 +1,4 @@
-# Generated from solutions/01_loop_average.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/01_loop_average.py by `make exercises`; edit the solution, not this file.
 """Stage 1 - Averaging the past with plain Python loops.
 
 A language model reads tokens 0..t and predicts token t+1. The crudest way to

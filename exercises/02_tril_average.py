@@ -1,4 +1,4 @@
-# Generated from solutions/02_tril_average.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/02_tril_average.py by `make exercises`; edit the solution, not this file.
 """Stage 2 - The same running average as one matrix product.
 
 Write the averaging weights of stage 1 as a (T, T) matrix W. Row t lists how

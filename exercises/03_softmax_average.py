@@ -1,4 +1,4 @@
-# Generated from solutions/03_softmax_average.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/03_softmax_average.py by `make exercises`; edit the solution, not this file.
 """Stage 3 - Hiding the future with -inf, then softmax.
 
 Stage 2 fixed the weights by hand. Attention will instead compute a score for
@@ -12,14 +12,14 @@ gets zero weight, and the remaining steps share the whole budget among
 themselves. ``masked_fill(mask, value)`` writes ``value`` where ``mask`` is
 True, so we pass it the *negated* causal mask: True on the future.
 
-If every visible score is 0 (no preference yet), each of the t+1 visible steps
-gets exp(0) / ((t+1) * exp(0)) = 1/(t+1): exactly the running mean of stages 1 and
-2. Replace those zeros with learned scores and you have attention.
+If every visible score is 0 (no preference yet), each of the t+1 visible
+steps gets exp(0) / ((t+1) * exp(0)) = 1/(t+1): exactly the running mean of
+stages 1 and 2. Replace those zeros with learned scores and you have attention.
 
-Why -inf rather than a large negative number? -inf gives an exact 0 whatever
-the other scores are. And since a step may always look at itself (the diagonal
-stays visible), no row is entirely -inf; a fully masked row would be 0 / 0 =
-NaN.
+Why -inf rather than a large negative number such as -1e9? -inf gives an exact
+0 whatever the other scores are and in every dtype (-1e9 does not even fit in
+float16). And since a step may always look at itself (the diagonal stays
+visible), no row is entirely -inf; a fully masked row would be 0 / 0 = NaN.
 """
 
 import torch

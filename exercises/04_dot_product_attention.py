@@ -1,4 +1,4 @@
-# Generated from solutions/04_dot_product_attention.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/04_dot_product_attention.py by `make exercises`; edit the solution, not this file.
 """Stage 4 - Letting the data choose the weights: dot-product attention.
 
 So far every visible step got the same weight. Attention lets each position

@@ -1,4 +1,4 @@
-# Generated from solutions/05_variance_scaling.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/05_variance_scaling.py by `make exercises`; edit the solution, not this file.
 """Stage 5 - Why attention scores are divided by sqrt(d_k).
 
 An attention score is a dot product of a query and a key, each with d_k

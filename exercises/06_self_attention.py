@@ -1,4 +1,4 @@
-# Generated from solutions/06_self_attention.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/06_self_attention.py by `make exercises`; edit the solution, not this file.
 """Stage 6 - Self-attention with learned queries, keys and values.
 
 Stage 4 compared raw embeddings with each other, so a token could only find

@@ -1,4 +1,4 @@
-# Generated from solutions/07_causal_attention.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/07_causal_attention.py by `make exercises`; edit the solution, not this file.
 """Stage 7 - Causal self-attention, checked against PyTorch.
 
 A model that predicts the next token must not peek at it. Causal attention is

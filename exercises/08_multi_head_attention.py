@@ -1,4 +1,4 @@
-# Generated from solutions/08_multi_head_attention.py by `make exercises` (python -m autograder.generate); edit the solution, not this file.
+# Generated from solutions/08_multi_head_attention.py by `make exercises`; edit the solution, not this file.
 """Stage 8 - Multi-head attention: several small heads side by side.
 
 One attention head computes one pattern of weights per position, so it can
