@@ -454,28 +454,29 @@ class StudentProxy:
             return False
         return self.load_error is None
 
-    def _pack(self, op: str, args, kwargs, *, device="cpu", dtype=None, noncontig=False, grad_inputs=False,
+    def _pack(self, op: str, args, kwargs, *, to="cpu", cast=None, noncontig=False, grad_inputs=False,
               **extra) -> tuple[dict, bytes]:
         blob = wire.Blob()
         req = {"op": op,
-               "args": encode_args(list(args), blob, device=device, dtype=dtype, noncontig=noncontig,
+               "args": encode_args(list(args), blob, device=to, dtype=cast, noncontig=noncontig,
                                    requires_grad=grad_inputs),
-               "kwargs": encode_args(dict(kwargs), blob, device=device, dtype=dtype, noncontig=False,
+               "kwargs": encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False,
                                      requires_grad=False)}
         for key, value in extra.items():
             if key == "upstream":
-                req["grad"] = {"upstream": encode_args(value, blob, device=device, dtype=dtype, noncontig=False,
+                req["grad"] = {"upstream": encode_args(value, blob, device=to, dtype=cast, noncontig=False,
                                                       requires_grad=False)}
             elif value is not None:
                 req[key] = value
         return req, blob.bytes()
 
-    def call(self, name: str, *args, device="cpu", dtype=None, noncontig=False, record=False,
+    def call(self, name: str, *args, to="cpu", cast=None, noncontig=False, record=False,
              return_inputs=False, upstream=None, grad_inputs=False, seed=None, full=False, **kwargs):
-        """Call ``name(*args, **kwargs)`` in the learner's file. Float tensors are cast to ``dtype`` and put
-        on ``device`` (non-contiguous views when ``noncontig``). ``full=True`` returns the whole reply
+        """Call ``name(*args, **kwargs)`` in the learner's file. Float tensors are cast to ``cast`` and put
+        on device ``to`` (non-contiguous views when ``noncontig``); other keyword arguments (``device=``,
+        ``dtype=``, ``dim=``...) go to the learner's function. ``full=True`` returns the whole reply
         (``value``, ``record``, ``inputs_changed``, ``grads``); otherwise just the value."""
-        req, blob = self._pack("call", args, kwargs, device=device, dtype=dtype, noncontig=noncontig,
+        req, blob = self._pack("call", args, kwargs, to=to, cast=cast, noncontig=noncontig,
                                grad_inputs=grad_inputs, name=name, record=record or None,
                                return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.request(req, blob)
@@ -492,15 +493,34 @@ class StudentProxy:
         return self.request({"op": "has", "names": list(names)})["value"]
 
 
+class LocalStudent(StudentProxy):
+    """In-process learner code (a notebook kernel, where the code already runs): same interface and verdicts,
+    no isolation. Requests still go through the executor's encode/decode path, so values are identical."""
+
+    def __init__(self, namespace: dict, filename: str = "<notebook>"):
+        super().__init__(sandbox=None, source="", filename=filename)
+        self.executor = wire.Executor()
+        self.executor.use_namespace(namespace, filename)
+
+    def _ensure(self) -> None:
+        return None
+
+    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+        return self.executor.handle(req, blob)
+
+    def close(self) -> None:
+        return None
+
+
 @dataclass
 class ModuleHandle:
     proxy: StudentProxy
     handle: int
     info: dict
 
-    def __call__(self, *args, device="cpu", dtype=None, noncontig=False, record=False, return_inputs=False,
+    def __call__(self, *args, to="cpu", cast=None, noncontig=False, record=False, return_inputs=False,
                  upstream=None, seed=None, full=False, **kwargs):
-        req, blob = self.proxy._pack("method", args, kwargs, device=device, dtype=dtype, noncontig=noncontig,
+        req, blob = self.proxy._pack("method", args, kwargs, to=to, cast=cast, noncontig=noncontig,
                                      handle=self.handle, method="__call__", record=record or None,
                                      return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.proxy.request(req, blob)

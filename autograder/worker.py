@@ -529,6 +529,9 @@ def warm_up() -> None:
     import torch
 
     torch.set_num_threads(1)
+    torch.backends.cuda.matmul.allow_tf32 = False  # graded values must not depend on TF32
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
     x = torch.randn(2, 4, 8, requires_grad=True)
     lin = torch.nn.Linear(8, 8)
     w = (lin(x) @ x.transpose(-2, -1) / 8 ** 0.5).masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))

@@ -1,0 +1,183 @@
+"""What a grader check is made of: the ``@check`` decorator, expectations that explain themselves, tolerances.
+
+A check is a pytest test function in ``autograder/graders/{public,hidden}/test_<stage>.py``::
+
+    @check("context row 2 matches the seed table")
+    def test_seed_table(student):
+        got = student.call("context_vectors", INPUTS, dtype=torch.float32)
+        expect_close(got, oracle.expected("context_vectors", INPUTS), what="context_vectors(inputs)",
+                     mistakes=oracle.mistakes("context_vectors", INPUTS))
+
+Expected values always come from :mod:`autograder.oracle` (float64 on the CPU, trusted code). When a check
+fails, the learner sees what was checked, expected vs got in a few lines, and — when the answer equals the
+output of a known mistake on the same input — the mistake's name.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .sandbox import Opaque, Out
+
+# One table of tolerances per dtype (student dtype vs a float64 reference).
+TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-7, 1e-9),
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (5e-2, 5e-2),
+}
+DTYPE_NAMES = {str(d).replace("torch.", ""): d for d in TOLERANCES}
+
+
+def tolerance(dtype) -> tuple[float, float]:
+    if isinstance(dtype, str):
+        dtype = DTYPE_NAMES.get(dtype, torch.float32)
+    return TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+
+
+@dataclass(frozen=True)
+class CheckInfo:
+    name: str
+    weight: float = 1.0
+
+
+def check(name: str, weight: float = 1.0):
+    """Mark a pytest test function as a graded check with a learner-facing name and a weight.
+
+    A stage's points are shared among its checks in proportion to their weights."""
+
+    def mark(fn):
+        fn._ag_check = CheckInfo(name, float(weight))
+        return fn
+
+    return mark
+
+
+class CheckFailed(AssertionError):
+    """A check's verdict with a teaching message; ``mistake`` names a recognised known mistake."""
+
+    def __init__(self, message: str, mistake: str | None = None):
+        super().__init__(message)
+        self.mistake = mistake
+
+
+def fail(message: str, mistake: str | None = None):
+    raise CheckFailed(message, mistake)
+
+
+# ───────────────────────────── formatting ─────────────────────────────
+
+
+def _fmt(x: float) -> str:
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return str(x)
+    return f"{x:.4g}"
+
+
+def _preview(t: torch.Tensor, n: int = 6) -> str:
+    flat = t.detach().reshape(-1)[:n].tolist()
+    more = ", ..." if t.numel() > n else ""
+    return "[" + ", ".join(_fmt(float(v)) for v in flat) + more + "]"
+
+
+def as_tensor(got, what: str) -> Out:
+    """Insist that the learner returned a tensor; explain what came back otherwise."""
+    if isinstance(got, Out):
+        return got
+    if isinstance(got, torch.Tensor):  # a value the check derived itself, already on the CPU
+        return Out(got, str(got.dtype).replace("torch.", ""), "cpu")
+    if isinstance(got, Opaque):
+        fail(f"{what}: expected a tensor, got {got.description}")
+    if isinstance(got, tuple) and got and isinstance(got[0], Out):
+        fail(f"{what}: expected a single tensor, got a tuple of {len(got)} values")
+    fail(f"{what}: expected a tensor, got {type(got).__name__} {str(got)[:60]}")
+
+
+def expect_shape(got, shape, what: str) -> Out:
+    out = as_tensor(got, what)
+    if tuple(out.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(out.shape)}", mistake=None)
+    return out
+
+
+def expect_meta(got, *, dtype=None, device=None, what: str) -> Out:
+    out = as_tensor(got, what)
+    if dtype is not None:
+        want = str(dtype).replace("torch.", "")
+        if out.dtype != want:
+            fail(f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. "
+                 "Create new tensors with dtype=x.dtype, device=x.device.")
+    if device is not None:
+        want = str(device)
+        if out.device.split(":")[0] != want.split(":")[0]:
+            fail(f"{what}: expected the result on {want} (the input's device), got {out.device}. "
+                 "Create new tensors with device=x.device.")
+    return out
+
+
+def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> tuple[bool, str]:
+    """(close?, a short description of where they differ)."""
+    g = got.detach().to(torch.float64)
+    e = expected.detach().to(torch.float64)
+    if g.shape != e.shape:
+        return False, f"shape {tuple(g.shape)} instead of {tuple(e.shape)}"
+    if g.numel() == 0:
+        return True, ""
+    both_nan = torch.isnan(g) & torch.isnan(e)
+    same_inf = torch.isinf(g) & torch.isinf(e) & (torch.sign(g) == torch.sign(e))
+    ok = ((g - e).abs() <= atol + rtol * e.abs()) | both_nan | same_inf
+    if bool(ok.all()):
+        return True, ""
+    bad = (~ok).nonzero()[0].tolist()
+    diff = (g - e).abs()
+    diff = torch.where(torch.isnan(diff), torch.full_like(diff, float("inf")), diff)
+    n_bad = int((~ok).sum())
+    return False, (f"{n_bad} of {g.numel()} values differ; first at index {tuple(bad)}: expected "
+                   f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; "
+                   f"max abs error {_fmt(float(diff.max()))}")
+
+
+def diagnose(got: torch.Tensor, mistakes: dict | None, rtol: float, atol: float) -> str | None:
+    """The name of the first known mistake whose output equals ``got`` (within a loose tolerance)."""
+    for name, wrong in (mistakes or {}).items():
+        if wrong is None or not isinstance(wrong, torch.Tensor) or tuple(wrong.shape) != tuple(got.shape):
+            continue
+        if compare(got, wrong, max(rtol, 1e-4) * 10, max(atol, 1e-5) * 10)[0]:
+            return name
+    return None
+
+
+def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes: dict | None = None,
+                 rtol: float | None = None, atol: float | None = None) -> Out:
+    """Values of ``got`` equal ``expected`` within the dtype's tolerance; otherwise a teaching failure."""
+    out = as_tensor(got, what)
+    if tuple(out.shape) != tuple(expected.shape):
+        mistake = diagnose(out.t, mistakes, *tolerance(out.dtype))
+        msg = f"{what}: expected shape {tuple(expected.shape)}, got {tuple(out.shape)}"
+        if mistake:
+            msg += f"\n  this looks like a known mistake: {mistake}"
+        fail(msg, mistake)
+    d_rtol, d_atol = tolerance(dtype or out.dtype)
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    ok, where = compare(out.t, expected, rtol, atol)
+    if ok:
+        return out
+    mistake = diagnose(out.t, mistakes, rtol, atol)
+    lines = [f"{what}: values differ from the reference ({where})",
+             f"  expected {_preview(expected)}", f"  got      {_preview(out.t)}"]
+    if mistake:
+        lines.append(f"  this looks like a known mistake: {mistake}")
+    fail("\n".join(lines), mistake)
+
+
+def expect_unchanged(reply: dict, what: str) -> None:
+    """``reply`` from ``student.call(..., full=True, return_inputs=True)``."""
+    changed = [i for i, c in enumerate(reply.get("inputs_changed") or []) if c]
+    if changed:
+        fail(f"{what} modified its input (argument {changed[0] + 1}) in place: "
+             "make sure operations like +=, masked_fill_ or div_ are not done on the input",
+             mistake="input modified in place")

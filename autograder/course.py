@@ -1,0 +1,154 @@
+"""course.yml: the course manifest, loaded and validated once, then handed to everything downstream.
+
+Data flows one way: ``course.yml`` → graders → runner → results → reports. Every error names the file and the
+field, e.g. ``course.yml: stages[3].points: must be a positive integer (got -2)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+# The curriculum contract (shared/curriculum.md): these keys, in this order, are the course.
+CURRICULUM_KEYS = (
+    "loop_average",
+    "tril_average",
+    "softmax_average",
+    "dot_product_attention",
+    "variance_scaling",
+    "self_attention",
+    "causal_attention",
+    "multi_head_attention",
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class CourseError(ValueError):
+    """A malformed course.yml: the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    key: str
+    file: str
+    title: str
+    points: int
+    hints: tuple[str, ...]
+    functions: tuple[str, ...] = ()
+    summary: str = ""
+    index: int = 0
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+@dataclass(frozen=True)
+class Course:
+    path: Path
+    id: str
+    title: str
+    stages: tuple[Stage, ...]
+    root: Path = field(default=ROOT)
+
+    @property
+    def keys(self) -> list[str]:
+        return [s.key for s in self.stages]
+
+    def stage(self, key: str) -> Stage:
+        for s in self.stages:
+            if s.key == key:
+                return s
+        raise KeyError(f"unknown stage {key!r}; stages are: {', '.join(self.keys)}")
+
+    def by_file(self, name: str) -> Stage | None:
+        for s in self.stages:
+            if s.file == name:
+                return s
+        return None
+
+    @property
+    def max_score(self) -> int:
+        return sum(s.points for s in self.stages)
+
+
+def _err(path: Path, where: str, problem: str) -> CourseError:
+    return CourseError(f"{path.name if path.name else path}: {where}: {problem}")
+
+
+def load_course(path: str | Path | None = None, *, check_files: bool = True) -> Course:
+    """Read and validate a course manifest. ``check_files`` also requires each stage's file to exist in
+    ``solutions/`` or ``exercises/`` beside the manifest."""
+    path = Path(path) if path is not None else ROOT / "course.yml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CourseError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+        raise _err(path, where, f"not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    if not isinstance(data, dict):
+        raise _err(path, "top level", "must be a mapping with a 'stages' list")
+    stages_raw = data.get("stages")
+    if not isinstance(stages_raw, list) or not stages_raw:
+        raise _err(path, "stages", "missing or empty: a list of stages in course order is required")
+    root = path.resolve().parent
+    stages: list[Stage] = []
+    seen_keys: set[str] = set()
+    seen_files: set[str] = set()
+    for i, raw in enumerate(stages_raw):
+        where = f"stages[{i}]"
+        if not isinstance(raw, dict):
+            raise _err(path, where, "must be a mapping")
+        for required in ("key", "file", "title", "points", "hints"):
+            if required not in raw:
+                raise _err(path, f"{where}.{required}", "missing")
+        key = raw["key"]
+        if not isinstance(key, str) or key not in CURRICULUM_KEYS:
+            raise _err(path, f"{where}.key", f"unknown stage {key!r}; the curriculum's stages are: "
+                                             f"{', '.join(CURRICULUM_KEYS)}")
+        if key in seen_keys:
+            raise _err(path, f"{where}.key", f"stage {key!r} appears twice")
+        seen_keys.add(key)
+        file = raw["file"]
+        if not isinstance(file, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.py", file):
+            raise _err(path, f"{where}.file", f"must be a plain .py file name (got {file!r})")
+        if file in seen_files:
+            raise _err(path, f"{where}.file", f"{file!r} is used by two stages")
+        seen_files.add(file)
+        if check_files and not any((root / d / file).is_file() for d in ("solutions", "exercises")):
+            raise _err(path, f"{where}.file", f"{file!r} exists in neither solutions/ nor exercises/")
+        points = raw["points"]
+        if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
+            raise _err(path, f"{where}.points", f"must be a positive integer (got {points!r})")
+        title = raw["title"]
+        if not isinstance(title, str) or not title.strip():
+            raise _err(path, f"{where}.title", "must be a non-empty string")
+        hints = raw["hints"]
+        if not isinstance(hints, list) or not hints or not all(isinstance(h, str) and h.strip() for h in hints):
+            raise _err(path, f"{where}.hints", "must be a non-empty list of strings, gentle first")
+        functions = raw.get("functions", [])
+        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
+            raise _err(path, f"{where}.functions", "must be a list of names")
+        summary = raw.get("summary", "")
+        if not isinstance(summary, str):
+            raise _err(path, f"{where}.summary", "must be a string")
+        stages.append(Stage(key=key, file=file, title=title.strip(), points=points,
+                            hints=tuple(h.strip() for h in hints), functions=tuple(functions),
+                            summary=summary.strip(), index=i))
+    order = [s.key for s in stages]
+    expected = [k for k in CURRICULUM_KEYS if k in seen_keys]
+    if order != expected:
+        raise _err(path, "stages", f"must follow the curriculum's order: {', '.join(expected)}")
+    course_id = data.get("course", "attention")
+    if not isinstance(course_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", course_id):
+        raise _err(path, "course", f"must be an identifier of letters, digits, '-' and '_' (got {course_id!r})")
+    title = data.get("title", "Self-attention from scratch")
+    return Course(path=path.resolve(), id=course_id, title=str(title), stages=tuple(stages), root=root)

@@ -1,0 +1,45 @@
+"""Stage 1: the running average, as plainly as it can be written (the "spec")."""
+
+import torch
+
+
+def causal_mean_loop(x: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros_like(x)
+    for t in range(x.shape[-2]):
+        out[..., t, :] = x[..., : t + 1, :].mean(dim=-2)
+    return out
+
+
+def _sum_not_mean(x):
+    return x.cumsum(dim=-2)
+
+
+def _off_by_one(x):  # x[:t] instead of x[:t+1]: step t averages only the past, and step 0 is empty
+    out = torch.zeros_like(x)
+    for t in range(1, x.shape[-2]):
+        out[..., t, :] = x[..., :t, :].mean(dim=-2)
+    return out
+
+
+def _mean_over_channels(x):
+    return x.cumsum(dim=-2).mean(dim=-1, keepdim=True).expand_as(x) / 1.0
+
+
+def _full_mean(x):  # looks at the future: every step gets the mean of the whole sequence
+    return x.mean(dim=-2, keepdim=True).expand_as(x).clone()
+
+
+def _divide_by_T(x):
+    return x.cumsum(dim=-2) / x.shape[-2]
+
+
+EXPECTED = {"causal_mean_loop": causal_mean_loop}
+MISTAKES = {
+    "causal_mean_loop": {
+        "sum instead of mean (rows not normalised)": _sum_not_mean,
+        "off-by-one slice (x[:t] instead of x[:t+1])": _off_by_one,
+        "averaged over the whole sequence (the future leaks in)": _full_mean,
+        "divided by T instead of t+1": _divide_by_T,
+        "averaged over channels instead of time": _mean_over_channels,
+    }
+}

@@ -1,0 +1,52 @@
+"""Stage 2: the running average as a (T, T) matrix product."""
+
+import torch
+
+
+def causal_mean_weights(T: int, **_ignored) -> torch.Tensor:
+    rows = torch.arange(T, dtype=torch.float64)
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64))
+    return w / (rows + 1).unsqueeze(-1)
+
+
+def causal_mean_matmul(x: torch.Tensor) -> torch.Tensor:
+    return causal_mean_weights(x.shape[-2]) @ x
+
+
+def _triu_weights(T, **_):
+    w = torch.triu(torch.ones(T, T, dtype=torch.float64))
+    return w / w.sum(dim=-1, keepdim=True)
+
+
+def _unnormalised(T, **_):
+    return torch.tril(torch.ones(T, T, dtype=torch.float64))
+
+
+def _normalised_by_columns(T, **_):
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64))
+    return w / w.sum(dim=0, keepdim=True)
+
+
+def _uniform(T, **_):
+    return torch.full((T, T), 1.0 / T, dtype=torch.float64)
+
+
+def _wrong_side(x):  # x @ W instead of W @ x (only square when T == C)
+    return x @ causal_mean_weights(x.shape[-2]).transpose(-2, -1)
+
+
+MISTAKES = {
+    "causal_mean_weights": {
+        "upper instead of lower triangle (torch.triu)": _triu_weights,
+        "rows not normalised (tril of ones, no division)": _unnormalised,
+        "normalised over columns instead of rows (sum over dim 0)": _normalised_by_columns,
+        "no mask: uniform weights over the whole sequence": _uniform,
+    },
+    "causal_mean_matmul": {
+        "upper instead of lower triangle (torch.triu)": lambda x: _triu_weights(x.shape[-2]) @ x,
+        "rows not normalised (tril of ones, no division)": lambda x: _unnormalised(x.shape[-2]) @ x,
+        "normalised over columns instead of rows (sum over dim 0)": lambda x: _normalised_by_columns(x.shape[-2]) @ x,
+        "no mask: uniform weights over the whole sequence": lambda x: _uniform(x.shape[-2]) @ x,
+    },
+}
+EXPECTED = {"causal_mean_weights": causal_mean_weights, "causal_mean_matmul": causal_mean_matmul}

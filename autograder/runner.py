@@ -1,0 +1,307 @@
+"""The runner: pytest runs the grader modules against one or many submissions, in the judge process.
+
+One pytest session grades a whole list of submissions: ``submission`` is a session-scoped parameter, so pytest
+collects the graders once and groups every submission's checks together; a submission's result is handed to
+``on_done`` as soon as its last check has run (the class grader writes it to disk at that moment). Learner code
+never runs here: the ``student`` fixture is a proxy to a sandboxed child process (see :mod:`sandbox`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from .checking import CheckFailed, CheckInfo
+from .course import Course, Stage
+from .results import CheckResult, StageResult, SubmissionResult
+from .sandbox import Limits, NotImplementedYet, Sandbox, StudentFailure
+
+GRADERS = Path(__file__).resolve().parent / "graders"
+
+
+@dataclass
+class Submission:
+    """One learner's work: stage key → (file name shown in messages, source text)."""
+
+    student: str
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)  # stage key → why there is no source
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256(self.student.encode())
+        for key in sorted(self.sources):
+            h.update(key.encode() + b"\0" + self.sources[key][1].encode() + b"\0")
+        for key in sorted(self.problems):
+            h.update(f"!{key}:{self.problems[key]}".encode())
+        return h.hexdigest()
+
+
+def submission_from_folder(course: Course, folder: Path, student: str | None = None) -> Submission:
+    """Read exactly the stage files named in course.yml from ``folder``; nothing else is looked at."""
+    folder = Path(folder)
+    sub = Submission(student=student or folder.name)
+    for stage in course.stages:
+        path = folder / stage.file
+        if path.is_symlink() or not path.is_file():
+            sub.problems[stage.key] = f"file missing: {stage.file}"
+            continue
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            sub.problems[stage.key] = f"cannot read {stage.file}: {exc.strerror}"
+            continue
+        if len(raw) > 1_000_000:
+            sub.problems[stage.key] = f"{stage.file} is larger than 1 MB"
+            continue
+        sub.sources[stage.key] = (stage.file, raw.decode("utf-8", errors="replace"))
+    return sub
+
+
+def available_devices() -> list[str]:
+    import torch
+
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices.append("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        devices.append("mps")
+    return devices
+
+
+def grader_files(course: Course, stages: list[str] | None = None, include_hidden: bool = True) -> list[Path]:
+    files = []
+    for stage in course.stages:
+        if stages and stage.key not in stages:
+            continue
+        for part in ("public", "hidden") if include_hidden else ("public",):
+            path = GRADERS / part / f"test_{stage.key}.py"
+            if path.is_file():
+                files.append(path)
+    return files
+
+
+def stage_seed(base_seed: int, student: str, stage: str) -> int:
+    digest = hashlib.sha256(f"{base_seed}:{student}:{stage}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class _Missing:
+    """Stands in for the learner's file when there is none: every call fails with the reason."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise StageUnavailable(self.reason)
+
+        return fail
+
+
+class StageUnavailable(StudentFailure):
+    pass
+
+
+class GraderPlugin:
+    """Parametrises the graders over submissions and devices, and turns pytest reports into results."""
+
+    def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
+                 open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
+                 isolation: str = ""):
+        self.course = course
+        self.submissions = submissions
+        self.devices = devices
+        self.base_seed = base_seed
+        self.open_student = open_student
+        self.on_done = on_done
+        self.isolation = isolation
+        self.results: dict[str, SubmissionResult] = {}
+        self._pending: dict[str, int] = {}
+        self._stage_items: dict[tuple[str, str], list] = {}
+        self.item_info: dict[str, tuple] = {}
+        self.collect_errors: list[str] = []
+
+    # -- collection ---------------------------------------------------------------------------------------
+    def pytest_generate_tests(self, metafunc):
+        if "submission" in metafunc.fixturenames:
+            metafunc.parametrize("submission", self.submissions, ids=[s.student for s in self.submissions],
+                                 scope="session")
+        if "device" in metafunc.fixturenames:
+            metafunc.parametrize("device", self.devices, scope="function")
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(str(report.longrepr)[-2000:])
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        stage_of = {}
+        for item in items:
+            stage_key = getattr(item.module, "STAGE", None)
+            info: CheckInfo | None = getattr(item.function, "_ag_check", None)
+            if stage_key is None or info is None or not hasattr(item, "callspec"):
+                raise pytest.UsageError(f"{item.nodeid}: a grader test needs STAGE and @check(...)")
+            sub = item.callspec.params["submission"]
+            device = item.callspec.params.get("device")
+            n_dev = len(self.devices) if device is not None else 1
+            hidden = "hidden" in Path(str(item.fspath)).parts
+            name = info.name + (f" [{device}]" if device is not None and len(self.devices) > 1 else "")
+            self.item_info[item.nodeid] = (sub.student, stage_key, name, info.weight / n_dev, hidden, device)
+            stage_of.setdefault((sub.student, stage_key), []).append(item.nodeid)
+            self._pending[sub.student] = self._pending.get(sub.student, 0) + 1
+        self._stage_items = stage_of
+        for sub in self.submissions:
+            self.results[sub.student] = SubmissionResult(
+                student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
+                stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
+                                    seed=stage_seed(self.base_seed, sub.student, s.key))
+                        for s in self.course.stages if (sub.student, s.key) in stage_of])
+            if sub.student not in self._pending:
+                self._finish(sub.student)
+
+    # -- fixtures -----------------------------------------------------------------------------------------
+    @pytest.fixture(scope="module")
+    def student(self, submission, request):
+        stage = self.course.stage(request.module.STAGE)
+        if stage.key not in submission.sources:
+            yield _Missing(submission.problems.get(stage.key, f"file missing: {stage.file}"))
+            return
+        proxy = self.open_student(submission, stage)
+        try:
+            yield proxy
+        finally:
+            close = getattr(proxy, "close", None)
+            if close:
+                close()
+
+    @pytest.fixture(scope="module")
+    def seed(self, submission, request) -> int:
+        return stage_seed(self.base_seed, submission.student, request.module.STAGE)
+
+    @pytest.fixture
+    def rng(self, seed, request):
+        import torch
+
+        salt = int.from_bytes(hashlib.sha256(request.node.originalname.encode()).digest()[:3], "big")
+        return torch.Generator().manual_seed(seed ^ salt)
+
+    # -- verdicts -----------------------------------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if item.nodeid not in self.item_info:
+            return
+        if report.when == "call" or (report.when == "setup" and report.failed):
+            self._record(item, call, report)
+
+    def _record(self, item, call, report) -> None:
+        student, stage_key, name, weight, hidden, device = self.item_info.pop(item.nodeid)
+        stage = self.course.stage(stage_key)
+        total = sum(self._weights[(student, stage_key)])
+        points = stage.points * weight / total if total else 0.0
+        passed = report.passed
+        message, mistake, kind = "", None, None
+        if not passed:
+            exc = call.excinfo.value if call.excinfo is not None else None
+            message, mistake, kind = self._explain(exc, stage)
+        result = self.results[student].stage(stage_key)
+        result.checks.append(CheckResult(name=name, passed=passed, points=points if passed else 0.0,
+                                         max_points=points, message=message, mistake=mistake, hidden=hidden,
+                                         device=device))
+        if kind == "missing":
+            result.status, result.note = "missing", message
+        elif kind == "not implemented" and result.status != "error":
+            result.status = "not implemented"
+        elif kind == "import" and result.status == "graded":
+            result.status, result.note = "error", message
+        self._pending[student] -= 1
+        if self._pending[student] == 0:
+            self._finish(student)
+
+    def _explain(self, exc, stage: Stage) -> tuple[str, str | None, str | None]:
+        if isinstance(exc, StageUnavailable):
+            return str(exc), None, "missing"
+        if isinstance(exc, NotImplementedYet):
+            return (f"not implemented yet ({exc}). Hint: {stage.hints[0]}", None, "not implemented")
+        if isinstance(exc, CheckFailed):
+            return str(exc), exc.mistake, None
+        if isinstance(exc, StudentFailure):
+            text = str(exc)
+            return text, None, "import" if text.startswith("your file could not be imported") else None
+        if isinstance(exc, AssertionError):
+            return (str(exc).split("\nassert ")[0] or "a check failed"), None, None
+        if exc is None:
+            return "failed", None, None
+        return f"could not check this: {type(exc).__name__}: {str(exc)[:300]}", None, None
+
+    def _finish(self, student: str) -> None:
+        result = self.results[student]
+        if self.on_done is not None:
+            self.on_done(result)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session):
+        # total weight per (student, stage), used to turn a check's weight into points
+        self._weights = {}
+        for nodeid, (student, stage_key, _, weight, _, _) in self.item_info.items():
+            self._weights.setdefault((student, stage_key), []).append(weight)
+
+
+def _pytest_args(files: list[Path]) -> list[str]:
+    return [str(f) for f in files] + [
+        "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:stepwise",
+        "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:nose",
+        "--noconftest", "--import-mode=importlib", "-c", os.devnull, f"--rootdir={GRADERS}",
+        "-o", "python_files=test_*.py", "-o", "addopts=", "--capture=sys",
+    ]
+
+
+def grade(course: Course, submissions: list[Submission], *, stages: list[str] | None = None,
+          devices: list[str] | None = None, seed: int | None = None, include_hidden: bool = True,
+          limits: Limits | None = None, on_done: Callable | None = None, sandbox: Sandbox | None = None,
+          open_student: Callable | None = None) -> list[SubmissionResult]:
+    """Grade ``submissions`` and return their results in the same order.
+
+    ``open_student(submission, stage)`` may be given to run learner code elsewhere (notebooks run it
+    in-process); by default every stage gets a fresh child of a sandboxed worker."""
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    devices = devices or available_devices()
+    base_seed = seed if seed is not None else secrets.randbits(31)
+    own_sandbox = None
+    if open_student is None:
+        if sandbox is None:
+            sandbox = own_sandbox = Sandbox(limits).start()
+
+        def open_student(sub: Submission, stage: Stage):
+            filename, source = sub.sources[stage.key]
+            return sandbox.open(source, f"/submission/{filename}")
+
+    isolation = sandbox.isolation if sandbox is not None else "in-process (notebook)"
+    plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
+                          on_done=on_done, isolation=isolation)
+    files = grader_files(course, stages, include_hidden)
+    old = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        code = pytest.main(_pytest_args(files), plugins=[plugin])
+    finally:
+        if old is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = old
+        if own_sandbox is not None:
+            own_sandbox.close()
+    if plugin.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        raise RuntimeError("the graders could not be collected (a bug in the course, not in your code):\n"
+                           + "\n".join(plugin.collect_errors))
+    return [plugin.results[s.student] for s in submissions]
