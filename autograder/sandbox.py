@@ -463,7 +463,7 @@ class StudentProxy:
                "kwargs": encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False,
                                      requires_grad=False)}
         for key, value in extra.items():
-            if key == "upstream":
+            if key == "upstream" and value is not None:
                 req["grad"] = {"upstream": encode_args(value, blob, device=to, dtype=cast, noncontig=False,
                                                       requires_grad=False)}
             elif value is not None:
