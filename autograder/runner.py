@@ -17,6 +17,7 @@ from typing import Callable
 
 import pytest
 
+from . import fixtures
 from .checking import CheckFailed, CheckInfo
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
@@ -108,6 +109,9 @@ class StageUnavailable(StudentFailure):
     pass
 
 
+PLUGIN_KEY = pytest.StashKey["GraderPlugin"]()
+
+
 class GraderPlugin:
     """Parametrises the graders over submissions and devices, and turns pytest reports into results."""
 
@@ -128,6 +132,9 @@ class GraderPlugin:
         self.collect_errors: list[str] = []
 
     # -- collection ---------------------------------------------------------------------------------------
+    def pytest_configure(self, config):
+        config.stash[PLUGIN_KEY] = self
+
     def pytest_generate_tests(self, metafunc):
         if "submission" in metafunc.fixturenames:
             metafunc.parametrize("submission", self.submissions, ids=[s.student for s in self.submissions],
@@ -163,32 +170,6 @@ class GraderPlugin:
                         for s in self.course.stages if (sub.student, s.key) in stage_of])
             if sub.student not in self._pending:
                 self._finish(sub.student)
-
-    # -- fixtures -----------------------------------------------------------------------------------------
-    @pytest.fixture(scope="module")
-    def student(self, submission, request):
-        stage = self.course.stage(request.module.STAGE)
-        if stage.key not in submission.sources:
-            yield _Missing(submission.problems.get(stage.key, f"file missing: {stage.file}"))
-            return
-        proxy = self.open_student(submission, stage)
-        try:
-            yield proxy
-        finally:
-            close = getattr(proxy, "close", None)
-            if close:
-                close()
-
-    @pytest.fixture(scope="module")
-    def seed(self, submission, request) -> int:
-        return stage_seed(self.base_seed, submission.student, request.module.STAGE)
-
-    @pytest.fixture
-    def rng(self, seed, request):
-        import torch
-
-        salt = int.from_bytes(hashlib.sha256(request.node.originalname.encode()).digest()[:3], "big")
-        return torch.Generator().manual_seed(seed ^ salt)
 
     # -- verdicts -----------------------------------------------------------------------------------------
     @pytest.hookimpl(hookwrapper=True)
@@ -293,7 +274,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     old = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
-        code = pytest.main(_pytest_args(files), plugins=[plugin])
+        code = pytest.main(_pytest_args(files), plugins=[plugin, fixtures])
     finally:
         if old is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)

@@ -1,0 +1,52 @@
+"""Shared fixtures for the project's own tests."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(scope="session")
+def course():
+    from autograder.course import load_course
+
+    return load_course(ROOT / "course.yml")
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    """One warm sandbox for the whole test session (bubblewrap when the machine has it)."""
+    from autograder.sandbox import Limits, Sandbox
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sb = Sandbox(Limits(call_timeout=20)).start()
+    yield sb
+    sb.close()
+
+
+@pytest.fixture
+def folder_with(tmp_path):
+    """folder_with({"02_tril_average.py": text or Path}, base="solutions") → a learner folder."""
+
+    def make(replace: dict | None = None, base: str = "solutions", name: str = "learner") -> Path:
+        dest = tmp_path / name
+        shutil.copytree(ROOT / base, dest)
+        for file, content in (replace or {}).items():
+            target = dest / file
+            if content is None:
+                target.unlink()
+            elif isinstance(content, Path):
+                shutil.copy(content, target)
+            else:
+                target.write_text(content)
+        return dest
+
+    return make

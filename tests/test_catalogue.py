@@ -1,0 +1,69 @@
+"""The mistake catalogue: each wrong implementation loses points in its own stage, and only there.
+
+Every file in tests/mistakes/ is a stage file with one realistic learner mistake; its docstring's first line says
+which known mistake the feedback must name (``MISTAKE: none`` when no name is expected). All of them are graded in
+one run, beside the solutions, exactly as a class would be.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autograder.runner import Submission, grade
+
+ROOT = Path(__file__).resolve().parent.parent
+MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*__*.py"))
+
+
+def declared_mistake(path: Path) -> str | None:
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    line = doc.strip().splitlines()[0] if doc.strip() else ""
+    assert line.startswith("MISTAKE:"), f"{path.name}: first docstring line must be 'MISTAKE: ...'"
+    name = line.removeprefix("MISTAKE:").strip()
+    return None if name.lower() == "none" else name
+
+
+def solutions_submission(course, student: str) -> Submission:
+    return Submission(student, {s.key: (s.file, (ROOT / "solutions" / s.file).read_text()) for s in course.stages})
+
+
+@pytest.fixture(scope="module")
+def graded(course, sandbox):
+    subs = [solutions_submission(course, "reference")]
+    for path in MISTAKES:
+        stage_key = path.name.split("__")[0]
+        sub = solutions_submission(course, path.stem)
+        sub.sources[stage_key] = (course.stage(stage_key).file, path.read_text())
+        subs.append(sub)
+    return {r.student: r for r in grade(course, subs, sandbox=sandbox, seed=1234)}
+
+
+def test_the_catalogue_is_large_enough():
+    assert len(MISTAKES) >= 30, f"only {len(MISTAKES)} wrong implementations in tests/mistakes/"
+
+
+def test_reference_has_full_marks(graded):
+    result = graded["reference"]
+    assert result.score == result.max_score, [(s.key, s.first_failure) for s in result.stages if not s.full_marks]
+
+
+@pytest.mark.parametrize("path", MISTAKES, ids=[p.stem for p in MISTAKES])
+def test_each_mistake_loses_points_in_its_own_stage_only(graded, course, path):
+    stage_key = path.name.split("__")[0]
+    assert stage_key in course.keys, f"{path.name}: unknown stage {stage_key}"
+    result = graded[path.stem]
+    for stage in result.stages:
+        if stage.key == stage_key:
+            assert stage.score < stage.max_score, f"{path.name} got full marks"
+        else:
+            assert stage.full_marks, f"{path.name} lost points in {stage.key}: {stage.first_failure}"
+    expected = declared_mistake(path)
+    if expected:
+        stage = result.stage(stage_key)
+        named = {c.mistake for c in stage.checks if c.mistake}
+        assert expected in named, f"{path.name}: expected the mistake {expected!r} to be named, got {named}"
+    for check in result.stage(stage_key).checks:
+        assert "Traceback" not in check.message
