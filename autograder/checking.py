@@ -59,13 +59,33 @@ def check(name: str, weight: float = 1.0):
 class CheckFailed(AssertionError):
     """A check's verdict with a teaching message; ``mistake`` names a recognised known mistake."""
 
-    def __init__(self, message: str, mistake: str | None = None):
+    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None):
         super().__init__(message)
         self.mistake = mistake
+        self.figures = figures  # for reports: {"heatmaps": [{"title", "expected", "got"}]} (see heatmaps())
 
 
-def fail(message: str, mistake: str | None = None):
-    raise CheckFailed(message, mistake)
+def fail(message: str, mistake: str | None = None, figures: dict | None = None):
+    raise CheckFailed(message, mistake, figures)
+
+
+def heatmaps(expected, got, title: str, max_size: int = 24) -> dict | None:
+    """Expected and learner (T, T) matrices (attention weights, masks) as small nested lists, for the class
+    report's heatmaps; None unless both are square in their last two dims. Leading dims: the first matrix."""
+    exp_t = expected.t if isinstance(expected, Out) else expected
+    got_t = got.t if isinstance(got, Out) else got
+    if not (isinstance(exp_t, torch.Tensor) and isinstance(got_t, torch.Tensor)) or exp_t.dim() < 2 \
+            or tuple(exp_t.shape) != tuple(got_t.shape) or exp_t.shape[-1] != exp_t.shape[-2] \
+            or not 2 <= exp_t.shape[-1] <= max_size:
+        return None
+
+    def rows(t):
+        m = t.detach().to("cpu", torch.float64).reshape(-1, t.shape[-2], t.shape[-1])[0]
+        return [[round(v, 4) if math.isfinite(v) else str(v) for v in row] for row in m.tolist()]
+
+    if exp_t.dim() > 2:
+        title += " (first matrix of the batch)"
+    return {"heatmaps": [{"title": title, "expected": rows(exp_t), "got": rows(got_t)}]}
 
 
 # ───────────────────────────── formatting ─────────────────────────────
@@ -171,7 +191,7 @@ def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes
              f"  expected {_preview(expected)}", f"  got      {_preview(out.t)}"]
     if mistake:
         lines.append(f"  this looks like a known mistake: {mistake}")
-    fail("\n".join(lines), mistake)
+    fail("\n".join(lines), mistake, heatmaps(expected, out.t, what))
 
 
 def expect_unchanged(reply: dict, what: str) -> None:

@@ -19,9 +19,12 @@ class CheckResult:
     figures: dict | None = None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "passed": self.passed, "points": round(self.points, 4),
+        data = {"name": self.name, "passed": self.passed, "points": round(self.points, 4),
                 "max_points": round(self.max_points, 4), "message": self.message, "mistake": self.mistake,
                 "hidden": self.hidden, "device": self.device}
+        if self.figures:
+            data["figures"] = self.figures
+        return data
 
 
 @dataclass
@@ -80,7 +83,8 @@ class SubmissionResult:
         stages = []
         for s in data["stages"]:
             checks = [CheckResult(**{k: c.get(k) for k in ("name", "passed", "points", "max_points", "message",
-                                                             "mistake", "hidden", "device")}) for c in s["checks"]]
+                                                             "mistake", "hidden", "device", "figures")})
+                      for c in s["checks"]]
             stages.append(StageResult(key=s["key"], title=s.get("title", s["key"]), max_score=s["max_score"],
                                       checks=checks, seed=s.get("seed"), status=s.get("status", "graded"),
                                       note=s.get("note", "")))

@@ -187,14 +187,15 @@ class GraderPlugin:
         total = sum(self._weights[(student, stage_key)])
         points = stage.points * weight / total if total else 0.0
         passed = report.passed
-        message, mistake, kind = "", None, None
+        message, mistake, kind, figures = "", None, None, None
         if not passed:
             exc = call.excinfo.value if call.excinfo is not None else None
             message, mistake, kind = self._explain(exc, stage)
+            figures = getattr(exc, "figures", None)
         result = self.results[student].stage(stage_key)
         result.checks.append(CheckResult(name=name, passed=passed, points=points if passed else 0.0,
                                          max_points=points, message=message, mistake=mistake, hidden=hidden,
-                                         device=device))
+                                         device=device, figures=figures))
         if kind == "missing":
             result.status, result.note = "missing", message
         elif kind == "not implemented" and result.status != "error":
