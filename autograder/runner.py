@@ -274,9 +274,14 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     files = grader_files(course, stages, include_hidden)
     old = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    # the judge's references are tiny float64 tensors: one thread avoids a thread pool's wake-up cost on every op
+    # (milliseconds per softmax on a busy 2-core machine)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     try:
         code = pytest.main(_pytest_args(files), plugins=[plugin, fixtures])
     finally:
+        torch.set_num_threads(threads)
         if old is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
