@@ -32,6 +32,9 @@ test: setup
 exercises: setup
 	$(PY) -m autograder.generate
 
+notebooks: setup
+	$(PY) -m autograder.notebooks
+
 check: setup
 	$(PY) -m autograder check exercises
 
