@@ -1,0 +1,276 @@
+"""What the graders of the attention stages (6 to 8) share: the names of the mistakes they recognise, modules
+loaded with known weights, the "written by hand" rule, causality measured from arrays, and learner errors that
+point at a known mistake.
+
+Everything here runs in the judge and only looks at values that came back from the learner's child process.
+It ships with the public graders (no reference code in it): expected values come from :mod:`autograder.oracle`
+or from PyTorch's own implementations, computed here on the CPU in float64.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import torch
+
+from autograder.checking import as_tensor, compare, diagnose, fail
+from autograder.graders.inputs import fixed
+from autograder.sandbox import MissingName, StudentCodeError
+
+# ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
+
+MISSING_SCALE = "missing scale (scores not divided by sqrt(d_k))"
+SCALE_NO_SQRT = "scaled by d_k instead of sqrt(d_k)"
+SCALE_D_IN = "scaled by sqrt(d_in) instead of sqrt(d_out)"
+SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
+SCALE_HS_V = "scaled by sqrt(hs_v) (the value size) instead of sqrt(hs)"
+SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
+SOFTMAX_DIM = "softmax over the wrong dim (dim=-2 instead of -1)"
+WRONG_ORDER = "W_query, W_key, W_value created in the wrong order"
+NOT_RAND = "weights not drawn with torch.rand"
+MASK_IN_STAGE_6 = "causal mask applied (stage 6 attends to the whole sequence)"
+X_T = "x.T on batched input (use transpose(-2, -1))"
+NO_MASK = "no causal mask (the future leaks in)"
+MASK_AFTER_SOFTMAX = "mask after softmax"
+ZERO_NOT_INF = "0 instead of -inf in the mask"
+INVERTED_MASK = "inverted mask"
+UPPER_TRIANGLE = "upper instead of lower triangle"
+OFF_BY_ONE_HIDDEN = "off-by-one mask (a step cannot see itself: tril(diagonal=-1))"
+OFF_BY_ONE_VISIBLE = "off-by-one mask (one future step visible: tril(diagonal=1))"
+MASK_NOT_BUFFER = "mask not registered as a buffer"
+NOT_SLICED = "mask not sliced to T (use self.mask[:T, :T])"
+SDPA_CALLED = "calls scaled_dot_product_attention (must be written by hand)"
+MHA_CALLED = "calls nn.MultiheadAttention (must be written by hand)"
+DROPOUT_OUTPUT = "dropout on the output"
+DROPOUT_UNUSED = "dropout not applied in training mode"
+SPLIT_NO_TRANSPOSE = "heads split without transpose"
+MERGE_NO_TRANSPOSE = "merge without transpose"
+INTERLEAVED_HEADS = "features interleaved across heads (view(B, T, hs, nh))"
+MISSING_OUT_PROJ = "missing out_proj"
+NO_VALUE_ERROR = "no ValueError when d_out % n_heads != 0"
+NO_BIAS_SWITCH = "qkv_bias ignored"
+
+F64 = torch.float64
+
+
+# ───────────────────────────── learner errors that point at a mistake ─────────────────────────────
+
+
+def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
+    where = error.get("where") or {}
+    code = where.get("code") or ""
+    if not code and where.get("line") and source:  # the child cannot read the file back; the judge has it
+        lines = source.splitlines()
+        code = lines[where["line"] - 1] if 0 < where["line"] <= len(lines) else ""
+    message = error.get("message") or ""
+    if re.search(r"\.T\b", code) or "`x.T`" in message:
+        return ("`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
+                "features) use .transpose(-2, -1)", X_T)
+    if "view size is not compatible" in message:
+        return ("after a transpose the data is out of order in memory, so .view cannot regroup it: use "
+                ".reshape(...) or .contiguous().view(...)", None)
+    if "mask" in code and "must match the size of tensor" in message:
+        return ("the mask is built for context_length steps, but this input has fewer: use the top-left "
+                "corner self.mask[:T, :T] with T = x.shape[1]", NOT_SLICED)
+    if "must match the size of tensor" in message or "cannot be multiplied" in message:
+        return ("the shapes do not line up: write the shape of every tensor next to each line, e.g. "
+                "(B, T, d_in) @ (d_in, d_out) -> (B, T, d_out)", None)
+    return None, None
+
+
+@contextmanager
+def explained(student, what: str):
+    """Turn an error raised by the learner's code into a failure that explains it (when it is a known one)."""
+    try:
+        yield
+    except MissingName:
+        raise
+    except StudentCodeError as exc:
+        if str(exc).startswith("your file could not be imported"):
+            raise
+        hint, mistake = _explain_error(exc.error, getattr(student, "source", "") or "")
+        if hint is None:
+            raise
+        fail(f"{what}: {exc}\n  {hint}", mistake)
+
+
+# ───────────────────────────── modules with known weights ─────────────────────────────
+
+
+def linear_weights(layers: dict[str, tuple[int, int]], *, bias, seed: int, scale: float = 1.0) -> dict:
+    """Fixed weights in the ``state_dict`` layout of ``nn.Linear`` layers: ``{"W_query.weight": (out, in), ...}``.
+
+    ``layers`` maps a layer name to (in_features, out_features); ``bias`` is a bool or the set of layer names that
+    have a bias."""
+    out = {}
+    for i, (name, (n_in, n_out)) in enumerate(layers.items()):
+        lim = scale / n_in ** 0.5 * 1.7
+        out[f"{name}.weight"] = fixed(n_out, n_in, seed=seed + 10 * i, low=-lim, high=lim)
+        if bias is True or (not isinstance(bias, bool) and name in bias):
+            out[f"{name}.bias"] = fixed(n_out, seed=seed + 10 * i + 1, low=-0.5, high=0.5)
+    return out
+
+
+def random_linear_weights(rng, layers: dict[str, tuple[int, int]], *, bias) -> dict:
+    out = {}
+    for name, (n_in, n_out) in layers.items():
+        out[f"{name}.weight"] = torch.randn(n_out, n_in, generator=rng, dtype=F64) / n_in ** 0.5 * 1.5
+        if bias is True or (not isinstance(bias, bool) and name in bias):
+            out[f"{name}.bias"] = torch.randn(n_out, generator=rng, dtype=F64) * 0.3
+    return out
+
+
+def qkv(d_in: int, d_out: int) -> dict:
+    return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out)}
+
+
+def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
+    """Load ``weights`` into the learner's module (buffers and anything else it keeps are left as they are)."""
+    info = handle.info
+    params = sorted(info.get("params", {}))
+    # buffers (the mask) are part of the state too: read them back and load them unchanged
+    state = handle.state() if info.get("buffers") else {n: _Shape(p["shape"]) for n, p in info["params"].items()}
+    for name, w in weights.items():
+        if name not in state:
+            layer = name.split(".")[0]
+            mistake = MISSING_OUT_PROJ if layer == "out_proj" else None
+            if name.endswith(".bias") and f"{layer}.weight" in state:
+                msg = (f"{what} has no {name}: with qkv_bias=True each projection needs a bias "
+                       f"(nn.Linear(..., bias=qkv_bias))")
+                mistake = mistake or NO_BIAS_SWITCH
+            else:
+                msg = f"{what} has no parameter {name!r} (its parameters: {', '.join(params) or 'none'})"
+            fail(msg + (f". {hint}" if hint else ""), mistake)
+        got_shape = tuple(getattr(state[name], "shape", ()))
+        if got_shape != tuple(w.shape):
+            fail(f"{what}: {name} has shape {got_shape}, expected {tuple(w.shape)}"
+                 + (f". {hint}" if hint else ""))
+    extra = [n for n in params if n not in weights]
+    if extra:
+        fail(f"{what} has parameters the exercise does not ask for: {', '.join(extra)}"
+             + (f". {hint}" if hint else ""), NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None)
+    merged = {n: (weights[n] if n in weights else v.t) for n, v in state.items() if n in weights or hasattr(v, "t")}
+    handle.load_state(merged)
+
+
+class _Shape:
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], what: str,
+                     dropout: bool = False, mask: int | None = None) -> None:
+    """The module's layout as ``describe()`` reports it: named ``nn.Linear`` layers of the given sizes, an
+    ``nn.Dropout``, a registered ``mask`` buffer of size (mask, mask)."""
+    modules = info.get("modules", {})
+    params = info.get("params", {})
+    for name, (n_in, n_out, bias) in linears.items():
+        if name not in modules:
+            fail(f"{what} has no submodule {name!r} (found: {', '.join(sorted(modules)) or 'none'}). "
+                 f"Create self.{name} = nn.Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) in __init__",
+                 MISSING_OUT_PROJ if name == "out_proj" else None)
+        if modules[name] != "Linear":
+            fail(f"{what}.{name} is a {modules[name]}, expected an nn.Linear({n_in}, {n_out})")
+        shape = params.get(f"{name}.weight", {}).get("shape")
+        if shape != [n_out, n_in]:
+            fail(f"{what}.{name}.weight has shape {tuple(shape or ())}, expected ({n_out}, {n_in}): "
+                 f"nn.Linear(in_features={n_in}, out_features={n_out}) stores its weight as (out, in)")
+        has_bias = f"{name}.bias" in params
+        if has_bias != bias:
+            fail(f"{what}.{name} {'has' if has_bias else 'has no'} bias, but it should "
+                 f"{'have one' if bias else 'have none'} here (pass bias=qkv_bias to nn.Linear)", NO_BIAS_SWITCH)
+    if dropout and "Dropout" not in modules.values():
+        fail(f"{what} has no nn.Dropout submodule: create self.dropout = nn.Dropout(dropout) in __init__ and "
+             "apply it to the attention weights")
+    if mask is not None:
+        buffers = info.get("buffers", {})
+        if "mask" not in buffers:
+            fail(f"{what} has no buffer named 'mask' (buffers: {', '.join(sorted(buffers)) or 'none'}). Build the "
+                 "causal mask once in __init__ and keep it with self.register_buffer('mask', ...), so that "
+                 ".to(device) moves it with the module", MASK_NOT_BUFFER)
+        if buffers["mask"]["shape"] != [mask, mask]:
+            fail(f"{what}.mask has shape {tuple(buffers['mask']['shape'])}, expected ({mask}, {mask}): one row "
+                 "and one column per position up to context_length")
+
+
+# ───────────────────────────── forbidden shortcuts ─────────────────────────────
+
+
+def forbidden_apis(reply: dict) -> tuple[list[str], str | None]:
+    """The PyTorch attention APIs the call reached (seen at the ATen dispatcher), and the mistake's name."""
+    names = (reply.get("record") or {}).get("forbidden") or []
+    apis, mistake = set(), None
+    for n in names:
+        if "multi_head_attention" in n or "transformer_encoder" in n:
+            apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
+            mistake = MHA_CALLED
+        elif "attention" in n:
+            apis.add("F.scaled_dot_product_attention")
+            mistake = mistake or SDPA_CALLED
+    return sorted(apis), mistake
+
+
+def require_by_hand(reply: dict, what: str) -> None:
+    apis, mistake = forbidden_apis(reply)
+    if apis:
+        fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
+             "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
+             "for this check or for the comparisons.", mistake)
+
+
+# ───────────────────────────── comparisons ─────────────────────────────
+
+
+def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mistakes: dict | None = None, **kw):
+    """``expect_close`` for a call made with ``record=True``: no points when a forbidden API was used."""
+    from autograder.checking import expect_close
+
+    require_by_hand(reply, what)
+    return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
+
+
+def expect_causal(base, changed, t: int, *, what: str, mistakes: dict | None = None, changed_what: str = "") -> None:
+    """Outputs before step ``t`` must not move when inputs at step ``t`` (and later) changed."""
+    a = as_tensor(base, what).t.to(F64)
+    b = as_tensor(changed, what).t.to(F64)
+    if a.shape != b.shape:
+        fail(f"{what}: the output shape changed from {tuple(a.shape)} to {tuple(b.shape)}")
+    before, after = a[..., :t, :], b[..., :t, :]
+    same = (after == before) | (before.isnan() & after.isnan())
+    moved = ~same & ((after - before).abs().nan_to_num(float("inf")) > 1e-9 + 1e-6 * before.abs().nan_to_num(0.0))
+    if not bool(moved.any()):
+        return
+    first = tuple(moved.nonzero()[0].tolist())
+    s = first[-2]
+    mistake = diagnose(a, mistakes, 1e-7, 1e-9)
+    msg = (f"{what}: changing {changed_what or 'the inputs'} at step {t} (and after) changed the output at step "
+           f"{s} < {t}: out{list(first)} was {float(before[first]):.4g}, then {float(after[first]):.4g} "
+           f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "
+           "of later steps to -inf before the softmax, so that they get exactly zero weight.")
+    fail(msg + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or NO_MASK)
+
+
+def perturb_from(x: torch.Tensor, t: int, seed: int) -> torch.Tensor:
+    """A copy of ``x`` (..., T, C) with steps t, t+1, ... replaced by other values."""
+    y = x.clone()
+    y[..., t:, :] = fixed(*y[..., t:, :].shape, seed=seed, low=-2.0, high=2.0)
+    return y
+
+
+def sdpa(q, k, v) -> torch.Tensor:
+    """PyTorch's causal attention, the value to match, on the CPU in float64 (trusted code)."""
+    return torch.nn.functional.scaled_dot_product_attention(q.to(F64), k.to(F64), v.to(F64), is_causal=True)
+
+
+def grads_of(reply: dict, names, what: str) -> dict:
+    grads = reply.get("grads")
+    if not grads:
+        fail(f"{what}: the output is not connected to the module's parameters (no gradient at all). Compute it "
+             "from the parameters with differentiable torch operations; do not use .detach(), .item(), "
+             "torch.no_grad() or .data")
+    missing = [n for n in names if grads.get(n) is None]
+    if missing:
+        fail(f"{what}: no gradient reaches {', '.join(missing)}: the output does not depend on "
+             f"{'it' if len(missing) == 1 else 'them'} through differentiable operations")
+    return grads

@@ -1,0 +1,88 @@
+"""Stage 7, hidden checks: random shapes and steps (seeded per result), non-contiguous inputs, every device."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_shape
+from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, load_weights, perturb_from,
+                                          qkv, random_linear_weights, sdpa)
+from autograder.graders.inputs import randn
+
+STAGE = "causal_attention"
+F64 = torch.float64
+
+
+def _rand_int(rng, lo, hi):
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+def _qkv(rng, lead, T, hs, hs_v):
+    return randn(rng, *lead, T, hs) * 1.5, randn(rng, *lead, T, hs) * 1.5, randn(rng, *lead, T, hs_v)
+
+
+@check("causal_attention: random q, k, v of varied shapes equal scaled_dot_product_attention, every device",
+       weight=2)
+def test_random_sdpa(student, rng, device):
+    leads = [(1,), (3,), (2, 2), ()]
+    for lead in leads:
+        T, hs, hs_v = _rand_int(rng, 1, 9), _rand_int(rng, 1, 8), _rand_int(rng, 1, 8)
+        q, k, v = _qkv(rng, lead, T, hs, hs_v)
+        dtype = torch.float64 if device == "cpu" else torch.float32
+        what = f"causal_attention(q, k {tuple(q.shape)}, v {tuple(v.shape)}, {str(dtype)[6:]} on {device})"
+        with explained(student, what):
+            reply = student.call("causal_attention", q, k, v, to=device, cast=dtype, record=True, full=True)
+        expect_close_by_hand(reply, sdpa(q, k, v), what=what, mistakes=oracle.mistakes("causal_attention", q, k, v))
+
+
+@check("causal_attention: non-contiguous q, k and v")
+def test_noncontig(student, rng):
+    q, k, v = _qkv(rng, (2,), 6, 4, 3)
+    what = "causal_attention(q, k, v non-contiguous)"
+    with explained(student, what):
+        reply = student.call("causal_attention", q, k, v, cast=F64, noncontig=True, record=True, full=True)
+    expect_close_by_hand(reply, sdpa(q, k, v), what=what, mistakes=oracle.mistakes("causal_attention", q, k, v))
+
+
+@check("causal_attention: a change at a random step never reaches an earlier output")
+def test_random_causality(student, rng):
+    T = _rand_int(rng, 3, 10)
+    q, k, v = _qkv(rng, (2,), T, 4, 5)
+    t = _rand_int(rng, 1, T - 1)
+    what = f"causal_attention(q, k, v (2, {T}, .))"
+    with explained(student, what):
+        base = expect_shape(student.call("causal_attention", q, k, v, cast=F64), (2, T, 5), what)
+        changed = [perturb_from(z, t, seed=_rand_int(rng, 0, 10 ** 6)) for z in (q, k, v)]
+        after = student.call("causal_attention", *changed, cast=F64)
+    expect_causal(base, after, t, what=what, changed_what="q, k and v",
+                  mistakes=oracle.mistakes("causal_attention", q, k, v))
+
+
+@check("CausalSelfAttention: random weights and bias, T from 1 to context_length", weight=2)
+def test_random_module(student, rng):
+    L = 9
+    for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):
+        d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 1, 5)
+        w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
+        handle = student.new("CausalSelfAttention", d_in, hs, L, qkv_bias=bias, seed=123)
+        handle.to(dtype=F64)
+        load_weights(handle, w, f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})")
+        x = randn(rng, 3, T, d_in)
+        what = f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})(x (3, {T}, {d_in}))"
+        with explained(student, what):
+            reply = handle(x, cast=F64, record=True, full=True)
+        expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
+                             mistakes=oracle.mistakes("causal_self_attention", x, w))
+
+
+@check("CausalSelfAttention: non-contiguous input, every device")
+def test_module_devices(student, rng, device):
+    w = random_linear_weights(rng, qkv(4, 3), bias=False)
+    handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
+    load_weights(handle, w, "CausalSelfAttention(4, 3, 8)")
+    handle.to(device, torch.float32)
+    x = randn(rng, 2, 7, 4)
+    what = f"CausalSelfAttention(4, 3, 8)(x non-contiguous, float32 on {device})"
+    with explained(student, what):
+        reply = handle(x, to=device, cast=torch.float32, noncontig=True, record=True, full=True)
+    expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
+                         mistakes=oracle.mistakes("causal_self_attention", x, w))

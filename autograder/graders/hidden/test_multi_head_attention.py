@@ -1,0 +1,93 @@
+"""Stage 8, hidden checks: random shapes, weights and head counts (seeded per result), every device."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close, expect_shape
+from autograder.graders.attention import expect_close_by_hand, explained, load_weights, random_linear_weights
+from autograder.graders.inputs import randn
+from autograder.graders.public.test_multi_head_attention import layers, torch_mha
+
+STAGE = "multi_head_attention"
+F64 = torch.float64
+
+
+def _rand_int(rng, lo, hi):
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
+    w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
+                              else {"out_proj"})
+    handle = student.new("MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, seed=123)
+    handle.to(dtype=dtype)
+    load_weights(handle, w, f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})")
+    return handle, w
+
+
+@check("split_heads and merge_heads on random shapes, round trip")
+def test_random_split_merge(student, rng):
+    for nh in (1, 2, 4):
+        B, T, hs = _rand_int(rng, 1, 3), _rand_int(rng, 1, 7), _rand_int(rng, 1, 4)
+        x = randn(rng, B, T, nh * hs)
+        what = f"split_heads(x {tuple(x.shape)}, {nh})"
+        with explained(student, what):
+            heads = expect_shape(student.call("split_heads", x, nh, cast=F64), (B, nh, T, hs), what)
+        expect_close(heads, oracle.expected("split_heads", x, nh), what=what,
+                     mistakes=oracle.mistakes("split_heads", x, nh))
+        what = f"merge_heads(x {(B, nh, T, hs)})"
+        with explained(student, what):
+            back = student.call("merge_heads", heads.t, cast=F64)
+        expect_close(back, x, what=what + " should give back the x that was split",
+                     mistakes=oracle.mistakes("merge_heads", heads.t))
+
+
+@check("MultiHeadAttention: random weights, qkv_bias, nh in {1, 2, 4}, T <= context_length", weight=2)
+def test_random_mha(student, rng):
+    L = 8
+    for nh, bias in ((1, True), (2, False), (4, True)):
+        d_in, d_out, T = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), _rand_int(rng, 1, L)
+        handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
+        x = randn(rng, 2, T, d_in)
+        what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
+        with explained(student, what):
+            reply = handle(x, cast=F64, record=True, full=True)
+        expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, nh), what=what,
+                             mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+
+
+@check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
+def test_random_torch_mha(student, rng):
+    nh = (1, 2, 4)[_rand_int(rng, 0, 2)]
+    d = nh * _rand_int(rng, 1, 3)
+    handle, w = _module(student, rng, d, d, nh, 8, True)
+    x = randn(rng, 3, _rand_int(rng, 2, 8), d)
+    what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, 8, qkv_bias=True)(x {tuple(x.shape)})"
+    with explained(student, what):
+        reply = handle(x, cast=F64, record=True, full=True)
+    expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
+                         mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+
+
+@check("MultiHeadAttention: non-contiguous input, every device")
+def test_devices(student, rng, device):
+    handle, w = _module(student, rng, 4, 6, 3, 8, False, dtype=torch.float32)
+    handle.to(device, torch.float32)
+    x = randn(rng, 2, 7, 4)
+    what = f"MultiHeadAttention(4, 6, n_heads=3, 8)(x non-contiguous, float32 on {device})"
+    with explained(student, what):
+        reply = handle(x, to=device, cast=torch.float32, noncontig=True, record=True, full=True)
+    expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, 3), what=what,
+                         mistakes=oracle.mistakes("multi_head_attention", x, w, 3))
+
+
+@check("MultiHeadAttention: with dropout > 0, eval() gives the reference")
+def test_dropout_eval(student, rng):
+    handle, w = _module(student, rng, 4, 6, 2, 8, False, dropout=0.4)
+    handle.train(False)
+    x = randn(rng, 2, 8, 4)
+    what = "MultiHeadAttention(4, 6, n_heads=2, 8, dropout=0.4) after .eval()"
+    with explained(student, what):
+        got = handle(x, cast=F64)
+    expect_close(got, oracle.expected("multi_head_attention", x, w, 2), what=what + " (dropout must do nothing)",
+                 mistakes=oracle.mistakes("multi_head_attention", x, w, 2))

@@ -1,0 +1,75 @@
+"""Stage 6, hidden checks: random weights and inputs (seeded per result), odd shapes, every device."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close
+from autograder.graders.attention import explained, grads_of, load_weights, qkv, random_linear_weights
+from autograder.graders.inputs import randn
+
+STAGE = "self_attention"
+F64 = torch.float64
+NAMES = ("W_query", "W_key", "W_value")
+
+
+def _params(student, rng, d_in, d_out, dtype=F64):
+    w = {n: randn(rng, d_in, d_out) / d_in ** 0.5 * 1.5 for n in NAMES}
+    handle = student.new("SelfAttentionParams", d_in, d_out, seed=123)
+    handle.to(dtype=dtype)
+    load_weights(handle, w, f"SelfAttentionParams({d_in}, {d_out})")
+    return handle, w
+
+
+def _linear(student, rng, d_in, d_out, bias, dtype=F64):
+    w = random_linear_weights(rng, qkv(d_in, d_out), bias=bias)
+    handle = student.new("SelfAttentionLinear", d_in, d_out, qkv_bias=bias, seed=123)
+    handle.to(dtype=dtype)
+    load_weights(handle, w, f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})")
+    return handle, w
+
+
+@check("random weights and inputs, varied shapes (T = 1, d_in != d_out, B > 1)", weight=2)
+def test_random(student, rng):
+    cases = [((1, 1, 3), 2, False), ((3, 7, 5), 2, True), ((4, 6, 2), 6, False), ((2, 2, 4, 3), 4, True)]
+    for shape, d_out, bias in cases:
+        x = randn(rng, *shape) * 1.5
+        for cls in ("SelfAttentionParams", "SelfAttentionLinear"):
+            if cls == "SelfAttentionParams":
+                handle, w = _params(student, rng, shape[-1], d_out)
+                key = "self_attention_params"
+            else:
+                handle, w = _linear(student, rng, shape[-1], d_out, bias)
+                key = "self_attention_linear"
+            what = f"{cls}({shape[-1]}, {d_out})(x {shape})"
+            with explained(student, what):
+                got = handle(x, cast=F64)
+            expect_close(got, oracle.expected(key, x, w), what=what, mistakes=oracle.mistakes(key, x, w))
+
+
+@check("gradients on random inputs (SelfAttentionLinear with qkv_bias=True)")
+def test_random_gradients(student, rng):
+    x, up = randn(rng, 3, 4, 5), randn(rng, 3, 4, 2)
+    handle, w = _linear(student, rng, 5, 2, True)
+    what = "SelfAttentionLinear(5, 2, qkv_bias=True): backward of sum(out * u)"
+    with explained(student, what):
+        grads = grads_of(handle(x, cast=F64, upstream=up, full=True), list(w), what)
+    for name in w:
+        expect_close(grads[name], oracle.expected("self_attention_linear_grad", name, x, up, w),
+                     what=f"{what}: gradient of {name}")
+
+
+@check("non-contiguous input, every device")
+def test_noncontig_devices(student, rng, device):
+    x = randn(rng, 2, 6, 4)
+    for cls in ("SelfAttentionParams", "SelfAttentionLinear"):
+        if cls == "SelfAttentionParams":
+            handle, w = _params(student, rng, 4, 3, dtype=torch.float32)
+            key = "self_attention_params"
+        else:
+            handle, w = _linear(student, rng, 4, 3, False, dtype=torch.float32)
+            key = "self_attention_linear"
+        handle.to(device, torch.float32)
+        what = f"{cls}(4, 3)(x non-contiguous, float32 on {device})"
+        with explained(student, what):
+            got = handle(x, to=device, cast=torch.float32, noncontig=True)
+        expect_close(got, oracle.expected(key, x, w), what=what, mistakes=oracle.mistakes(key, x, w))

@@ -1,0 +1,211 @@
+"""Stage 6, public checks: self-attention with query, key and value projections.
+
+The learner's modules are built in their child process (``student.new``); the judge reads or loads their weights
+and compares the forward pass with a reference computed from the same weights. Only fixed inputs and weights
+here: these expected values are stored for student releases.
+"""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.graders import attention as a
+from autograder.graders.attention import explained, grads_of, linear_weights, load_weights, qkv
+from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
+
+STAGE = "self_attention"
+F64 = torch.float64
+NAMES = ("W_query", "W_key", "W_value")
+X = fixed(2, 5, 4, seed=61, low=-2.0, high=2.0)  # (B, T, d_in), B differs from every d_out used below
+PARAMS_HINT = "Create self.W_query, self.W_key, self.W_value = nn.Parameter(torch.rand(d_in, d_out)), in that order"
+LINEAR_HINT = "Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)"
+
+
+def params_weights(d_in, d_out, seed):
+    return {name: fixed(d_in, d_out, seed=seed + i, low=-1.0, high=1.0) for i, name in enumerate(NAMES)}
+
+
+def params_module(student, d_in, d_out, weights, dtype=F64):
+    """SelfAttentionParams(d_in, d_out) in float64 holding ``weights``."""
+    what = f"SelfAttentionParams({d_in}, {d_out})"
+    handle = student.new("SelfAttentionParams", d_in, d_out, seed=123)
+    handle.to(dtype=dtype)
+    load_weights(handle, weights, what, hint=PARAMS_HINT)
+    return handle
+
+
+def linear_module(student, d_in, d_out, qkv_bias, weights, dtype=F64):
+    what = f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={qkv_bias})"
+    handle = student.new("SelfAttentionLinear", d_in, d_out, qkv_bias=qkv_bias, seed=123)
+    handle.to(dtype=dtype)
+    load_weights(handle, weights, what, hint=LINEAR_HINT)
+    return handle
+
+
+def rand_draws(d_in, d_out, seed=123):
+    """What torch.manual_seed(seed) followed by three torch.rand(d_in, d_out) gives, in creation order."""
+    g = torch.Generator().manual_seed(seed)
+    return [torch.rand(d_in, d_out, generator=g) for _ in NAMES]
+
+
+@check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)")
+def test_params_structure(student):
+    info = student.new("SelfAttentionParams", 4, 3, seed=123).describe()
+    params = info.get("params", {})
+    for name in NAMES:
+        if name not in params:
+            fail(f"SelfAttentionParams(4, 3) has no parameter {name!r} (its parameters: "
+                 f"{', '.join(sorted(params)) or 'none'}). {PARAMS_HINT}: a tensor that is not wrapped in "
+                 "nn.Parameter is not trained and not listed by module.parameters()")
+        if params[name]["shape"] != [4, 3]:
+            fail(f"SelfAttentionParams(4, 3).{name} has shape {tuple(params[name]['shape'])}, expected (4, 3) = "
+                 "(d_in, d_out), so that x (..., T, d_in) @ W gives (..., T, d_out)")
+        if not params[name]["requires_grad"]:
+            fail(f"SelfAttentionParams(4, 3).{name} does not require grad: keep the default requires_grad=True")
+
+
+@check("SelfAttentionParams: weights drawn with torch.rand, in the order query, key, value")
+def test_params_creation_order(student):
+    handle = student.new("SelfAttentionParams", 4, 3, seed=123)
+    state = handle.state()
+    missing = [n for n in NAMES if n not in state]
+    if missing:
+        fail(f"SelfAttentionParams(4, 3) has no parameter {missing[0]!r}. {PARAMS_HINT}")
+    got = [state[n].t.to(torch.float32) for n in NAMES]
+    draws = rand_draws(4, 3)
+    if all(tuple(g.shape) == (4, 3) and torch.equal(g, d) for g, d in zip(got, draws)):
+        return
+    for i, name in enumerate(NAMES):
+        j = next((j for j, d in enumerate(draws) if tuple(got[i].shape) == (4, 3) and torch.equal(got[i], d)), None)
+        if j is not None and j != i:
+            fail(f"after torch.manual_seed(123), {name} holds the {('first', 'second', 'third')[j]} torch.rand draw "
+                 f"but should hold the {('first', 'second', 'third')[i]}: create W_query, then W_key, then W_value, "
+                 "so that the module reproduces the numbers of the notebooks", a.WRONG_ORDER)
+    fail("after torch.manual_seed(123), the weights are not the values torch.rand(d_in, d_out) draws "
+         f"(W_query starts {got[0].reshape(-1)[:3].tolist()}, expected {draws[0].reshape(-1)[:3].tolist()}). "
+         f"{PARAMS_HINT}, and draw nothing else before them", a.NOT_RAND)
+
+
+@check("SelfAttentionParams: the notebooks' table (manual_seed(123), row 2 = [0.3061, 0.8210])", weight=2)
+def test_seed_table(student):
+    handle = student.new("SelfAttentionParams", 3, 2, seed=123)
+    what = "torch.manual_seed(123); SelfAttentionParams(3, 2)(inputs)"
+    with explained(student, what):
+        got = expect_shape(handle(JOURNEY, cast=torch.float32), (6, 2), what)
+    row = got.t[1].to(F64)
+    if bool(((row - JOURNEY_QKV_ROW_2).abs() <= 1e-4).all()):
+        return
+    state = handle.state()
+    draws = [d.to(F64) for d in rand_draws(3, 2)]
+    mistake, why = None, ""
+    if all(n in state for n in NAMES):
+        got_w = [state[n].t.to(F64) for n in NAMES]
+        same = all(tuple(g.shape) == (3, 2) and torch.allclose(g, d) for g, d in zip(got_w, draws))
+        if not same and sorted(tuple(round(v, 6) for v in g.reshape(-1).tolist()) for g in got_w) == \
+                sorted(tuple(round(v, 6) for v in d.reshape(-1).tolist()) for d in draws):
+            mistake, why = a.WRONG_ORDER, " The weights hold the right random numbers in the wrong order: create " \
+                                          "W_query, then W_key, then W_value."
+        elif same:
+            wrong = oracle.mistakes("self_attention_params", JOURNEY, dict(zip(NAMES, draws)))
+            for name, out in wrong.items():
+                if torch.allclose(out[1], row, atol=1e-4):
+                    mistake, why = name, f" This looks like a known mistake: {name}."
+                    break
+            else:
+                why = " The weights are right, so the forward pass differs."
+    fail(f"{what}: row 2 (index 1) is {[round(v, 4) for v in row.tolist()]}, the notebooks print "
+         f"[0.3061, 0.8210].{why}", mistake)
+
+
+@check("SelfAttentionParams: values against the reference with the same weights", weight=2)
+def test_params_values(student):
+    w = params_weights(4, 3, seed=62)
+    handle = params_module(student, 4, 3, w)
+    what = "SelfAttentionParams(4, 3)(x (2, 5, 4))"
+    with explained(student, what):
+        got = handle(X, cast=F64)
+    expect_close(got, oracle.expected("self_attention_params", X, w), what=what,
+                 mistakes=oracle.mistakes("self_attention_params", X, w))
+
+
+@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias")
+def test_linear_structure(student):
+    for bias in (False, True):
+        info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).describe()
+        a.expect_structure(info, linears={n: (4, 3, bias) for n in NAMES},
+                           what=f"SelfAttentionLinear(4, 3, qkv_bias={bias})")
+
+
+@check("SelfAttentionLinear: values against the reference (qkv_bias False and True)", weight=2)
+def test_linear_values(student):
+    for bias, d_out in ((False, 3), (True, 5)):
+        w = linear_weights(qkv(4, d_out), bias=bias, seed=63 + d_out)
+        handle = linear_module(student, 4, d_out, bias, w)
+        what = f"SelfAttentionLinear(4, {d_out}, qkv_bias={bias})(x (2, 5, 4))"
+        with explained(student, what):
+            got = handle(X, cast=F64)
+        expect_close(got, oracle.expected("self_attention_linear", X, w), what=what,
+                     mistakes=oracle.mistakes("self_attention_linear", X, w))
+
+
+@check("scores scaled by 1/sqrt(d_out), no mask")
+def test_scale_and_no_mask(student):
+    # d_in = 9 and d_out = 2 make every wrong scale visible; T = 6 differs from both
+    x = fixed(2, 6, 9, seed=64, low=-1.5, high=1.5)
+    w = params_weights(9, 2, seed=65)
+    handle = params_module(student, 9, 2, w)
+    what = "SelfAttentionParams(9, 2)(x (2, 6, 9))"
+    with explained(student, what):
+        got = handle(x, cast=F64)
+    expect_close(got, oracle.expected("self_attention_params", x, w), what=what + ": divide the scores by "
+                 "sqrt(d_out) = sqrt(2), the size of a key, and let every step attend to every step",
+                 mistakes=oracle.mistakes("self_attention_params", x, w))
+
+
+@check("gradients reach W_query, W_key and W_value and equal the reference", weight=2)
+def test_gradients(student):
+    up = fixed(2, 5, 3, seed=66)
+    w = params_weights(4, 3, seed=67)
+    handle = params_module(student, 4, 3, w)
+    what = "SelfAttentionParams(4, 3): backward of sum(out * u)"
+    with explained(student, what):
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), NAMES, what)
+    for name in NAMES:
+        expect_close(grads[name], oracle.expected("self_attention_params_grad", name, X, up, w),
+                     what=f"{what}: gradient of {name}")
+    w = linear_weights(qkv(4, 3), bias=True, seed=68)
+    handle = linear_module(student, 4, 3, True, w)
+    what = "SelfAttentionLinear(4, 3, qkv_bias=True): backward of sum(out * u)"
+    with explained(student, what):
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
+    for name in w:
+        expect_close(grads[name], oracle.expected("self_attention_linear_grad", name, X, up, w),
+                     what=f"{what}: gradient of {name}")
+
+
+@check("one sequence (T, d_in) and extra leading dims (..., T, d_in)")
+def test_leading_dims(student):
+    w = params_weights(4, 3, seed=69)
+    handle = params_module(student, 4, 3, w)
+    for shape in ((5, 4), (2, 3, 5, 4)):
+        x = fixed(*shape, seed=70 + len(shape), low=-2.0, high=2.0)
+        what = f"SelfAttentionParams(4, 3)(x {shape})"
+        with explained(student, what):
+            got = expect_shape(handle(x, cast=F64), shape[:-1] + (3,), what)
+        expect_close(got, oracle.expected("self_attention_params", x, w), what=what,
+                     mistakes=oracle.mistakes("self_attention_params", x, w))
+
+
+@check("input unchanged, dtype and device kept")
+def test_meta(student, device):
+    dtypes = (torch.float32,) if device == "mps" else (torch.float32, F64)
+    for cls, args in (("SelfAttentionParams", (4, 3)), ("SelfAttentionLinear", (4, 3))):
+        for dtype in dtypes:
+            handle = student.new(cls, *args, seed=123)
+            handle.to(device, dtype)
+            what = f"{cls}{args}(x {str(dtype)[6:]} on {device})"
+            with explained(student, what):
+                reply = handle(X, to=device, cast=dtype, full=True, return_inputs=True)
+            expect_unchanged(reply, what)
+            expect_shape(reply["value"], (2, 5, 3), what)
+            expect_meta(reply["value"], dtype=dtype, device=device, what=what)

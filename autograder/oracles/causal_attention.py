@@ -1,0 +1,80 @@
+"""Stage 7: causal attention, as a function of (q, k, v) and as a module with its own projections.
+
+The judge also compares with ``F.scaled_dot_product_attention(..., is_causal=True)`` itself; the reference here
+is the same computation written out, so that each known mistake is a one-line change of it.
+"""
+
+import math
+
+import torch
+
+from autograder.graders import attention as m
+
+from .self_attention import attend, project_linear, reference_grad
+
+
+def allowed(T_q: int, T_k: int, diagonal: int = 0) -> torch.Tensor:
+    """True where query t may look at key s: s <= t (+ diagonal), aligned top-left like SDPA's is_causal."""
+    return torch.ones(T_q, T_k, dtype=torch.bool).tril(diagonal)
+
+
+def causal_attention(q, k, v):
+    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]))
+
+
+def causal_weights(q, k):
+    """The attention weights (..., T, T): row t is how much output t takes from each step."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])
+    return torch.softmax(scores.masked_fill(~allowed(q.shape[-2], k.shape[-2]), float("-inf")), dim=-1)
+
+
+def variants() -> dict:
+    """Known mistakes as functions of (q, k, v)."""
+
+    def mask(q, k, diagonal=0):
+        return allowed(q.shape[-2], k.shape[-2], diagonal)
+
+    return {
+        m.NO_MASK: lambda q, k, v: attend(q, k, v),
+        m.MASK_AFTER_SOFTMAX: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), mask_after=True),
+        m.ZERO_NOT_INF: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), fill=0.0),
+        m.INVERTED_MASK: lambda q, k, v: attend(q, k, v, allowed=~mask(q, k)),
+        m.UPPER_TRIANGLE: lambda q, k, v: attend(q, k, v, allowed=torch.ones(q.shape[-2], k.shape[-2],
+                                                                                dtype=torch.bool).triu()),
+        m.OFF_BY_ONE_HIDDEN: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, -1)),
+        m.OFF_BY_ONE_VISIBLE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, 1)),
+        m.MISSING_SCALE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=1.0),
+        m.SCALE_NO_SQRT: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=float(k.shape[-1])),
+        m.SCALE_HS_V: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=math.sqrt(v.shape[-1])),
+        m.SCALE_T: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=math.sqrt(q.shape[-2])),
+        m.SOFTMAX_DIM: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), dim=-2),
+    }
+
+
+def causal_self_attention(x, state):
+    return causal_attention(*project_linear(x, state))
+
+
+def causal_self_attention_weights(x, state):
+    q, k, _ = project_linear(x, state)
+    return causal_weights(q, k)
+
+
+def causal_self_attention_grad(which, x, upstream, state):
+    return reference_grad(causal_self_attention, which, x, upstream, state)
+
+
+def _through_projections(fn):
+    return lambda x, state: fn(*project_linear(x, state))
+
+
+EXPECTED = {
+    "causal_attention": causal_attention,
+    "causal_self_attention": causal_self_attention,
+    "causal_self_attention_weights": causal_self_attention_weights,
+    "causal_self_attention_grad": causal_self_attention_grad,
+}
+MISTAKES = {
+    "causal_attention": variants(),
+    "causal_self_attention": {name: _through_projections(fn) for name, fn in variants().items()},
+}

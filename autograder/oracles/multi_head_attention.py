@@ -1,0 +1,99 @@
+"""Stage 8: multi-head attention, head split and merge.
+
+``multi_head_attention(x, state, n_heads)`` takes the weights in the learner's ``state_dict`` layout:
+``W_query.weight`` (d_out, d_in) (and ``.bias`` with qkv_bias), the same for ``W_key`` and ``W_value``, and
+``out_proj.weight`` (d_out, d_out), ``out_proj.bias`` (d_out,).
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder.graders import attention as m
+
+from .causal_attention import allowed
+from .self_attention import attend, project_linear, reference_grad
+
+
+def split_heads(x, n_heads):
+    *lead, T, C = x.shape
+    return x.reshape(*lead, T, n_heads, C // n_heads).transpose(-3, -2)  # (..., nh, T, hs)
+
+
+def merge_heads(x):
+    *lead, nh, T, hs = x.shape
+    return x.transpose(-3, -2).reshape(*lead, T, nh * hs)  # (..., T, nh * hs)
+
+
+def _split_no_transpose(x, n_heads):  # view(B, nh, T, hs): each "head" gets a block of the flattened (T, C)
+    *lead, T, C = x.shape
+    return x.reshape(*lead, n_heads, T, C // n_heads)
+
+
+def _split_interleaved(x, n_heads):  # view(B, T, hs, nh): head h gets features h, h + nh, h + 2 nh, ...
+    *lead, T, C = x.shape
+    return x.reshape(*lead, T, C // n_heads, n_heads).movedim(-1, -3)
+
+
+def _merge_no_transpose(x):
+    *lead, nh, T, hs = x.shape
+    return x.reshape(*lead, T, nh * hs)
+
+
+def _merge_interleaved(x):
+    *lead, nh, T, hs = x.shape
+    return x.movedim(-3, -1).reshape(*lead, T, hs * nh)
+
+
+def _mha(x, state, n_heads, *, split=split_heads, merge=merge_heads, out_proj=True, scale=None, **attend_kw):
+    T = x.shape[-2]
+    q, k, v = (split(t, n_heads) for t in project_linear(x, state))  # (B, nh, T, hs)
+    kw = {"allowed": allowed(T, T), **attend_kw}
+    out = merge(attend(q, k, v, scale=scale, **kw))  # (B, T, d_out)
+    return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias")) if out_proj else out
+
+
+def multi_head_attention(x, state, n_heads):
+    return _mha(x, state, int(n_heads))
+
+
+def multi_head_attention_grad(which, x, upstream, state, n_heads):
+    return reference_grad(multi_head_attention, which, x, upstream, state, n_heads)
+
+
+def _d_out(state):
+    return state["W_query.weight"].shape[0]
+
+
+EXPECTED = {
+    "split_heads": split_heads,
+    "merge_heads": merge_heads,
+    "multi_head_attention": multi_head_attention,
+    "multi_head_attention_grad": multi_head_attention_grad,
+}
+MISTAKES = {
+    "split_heads": {
+        m.SPLIT_NO_TRANSPOSE: _split_no_transpose,
+        m.INTERLEAVED_HEADS: _split_interleaved,
+    },
+    "merge_heads": {
+        m.MERGE_NO_TRANSPOSE: _merge_no_transpose,
+        m.INTERLEAVED_HEADS: _merge_interleaved,
+    },
+    "multi_head_attention": {
+        m.SPLIT_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose),
+        m.MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, merge=_merge_no_transpose),
+        "heads split and merged without transpose": lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose,
+                                                                          merge=_merge_no_transpose),
+        m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
+        m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
+        m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
+        m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
+        m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),
+        m.MASK_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, mask_after=True),
+        m.ZERO_NOT_INF: lambda x, s, nh: _mha(x, s, nh, fill=0.0),
+        m.INVERTED_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=~allowed(x.shape[-2], x.shape[-2])),
+        m.SOFTMAX_DIM: lambda x, s, nh: _mha(x, s, nh, dim=-2),
+    },
+}
