@@ -92,7 +92,17 @@ def docstring_markdown(doc: str) -> str:
     lines = doc.strip("\n").splitlines()
     if lines and lines[0].lower().startswith("stage "):
         lines = lines[1:]
-    return "\n".join(lines).strip("\n")
+    return "\n".join(_escape_inner_stars(line) for line in lines).strip("\n")
+
+
+def _escape_inner_stars(line: str) -> str:
+    """``h*hs`` is a product in a docstring, but markdown pairs such stars into emphasis: escape a star between
+    two non-spaces, outside ``code`` spans and indented code blocks (``*word*`` emphasis is left alone)."""
+    if line.startswith("    ") or "*" not in line:
+        return line
+    parts = re.split(r"(``.*?``)", line)
+    return "".join(part if part.startswith("``") else re.sub(r"(?<=[^\s*])\*(?=[^\s*])", r"\\*", part)
+                   for part in parts)
 
 
 def teaching_markdown(course: Course, stage: Stage, doc: str) -> str:
