@@ -9,9 +9,6 @@ or from PyTorch's own implementations, computed here on the CPU in float64.
 
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager
-
 import torch
 
 from autograder.checking import as_tensor, compare, diagnose, fail
@@ -57,6 +54,17 @@ F64 = torch.float64
 # ───────────────────────────── learner errors that point at a mistake ─────────────────────────────
 
 
+def _uses_dot_T(code: str) -> bool:
+    """``.T`` as an attribute (``keys.T``), not the start of a longer name (``x.Total``)."""
+    i = code.find(".T")
+    while i >= 0:
+        after = code[i + 2:i + 3]
+        if not (after.isalnum() or after == "_"):
+            return True
+        i = code.find(".T", i + 2)
+    return False
+
+
 def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
     where = error.get("where") or {}
     code = where.get("code") or ""
@@ -64,7 +72,7 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
         lines = source.splitlines()
         code = lines[where["line"] - 1] if 0 < where["line"] <= len(lines) else ""
     message = error.get("message") or ""
-    if re.search(r"\.T\b", code) or "`x.T`" in message:
+    if _uses_dot_T(code) or "`x.T`" in message:
         return ("`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
                 "features) use .transpose(-2, -1)", X_T)
     if "view size is not compatible" in message:
@@ -79,20 +87,26 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
     return None, None
 
 
-@contextmanager
-def explained(student, what: str):
-    """Turn an error raised by the learner's code into a failure that explains it (when it is a known one)."""
-    try:
-        yield
-    except MissingName:
-        raise
-    except StudentCodeError as exc:
+class explained:
+    """``with explained(student, what):`` turns an error raised by the learner's code into a failure that explains
+    it, when it is a known one (other errors go on as they are)."""
+
+    def __init__(self, student, what: str):
+        self.source = getattr(student, "source", "") or ""
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or not isinstance(exc, StudentCodeError) or isinstance(exc, MissingName):
+            return False
         if str(exc).startswith("your file could not be imported"):
-            raise
-        hint, mistake = _explain_error(exc.error, getattr(student, "source", "") or "")
+            return False
+        hint, mistake = _explain_error(exc.error, self.source)
         if hint is None:
-            raise
-        fail(f"{what}: {exc}\n  {hint}", mistake)
+            return False
+        fail(f"{self.what}: {exc}\n  {hint}", mistake)
 
 
 # ───────────────────────────── modules with known weights ─────────────────────────────

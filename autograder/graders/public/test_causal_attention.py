@@ -36,18 +36,18 @@ def shape_of(*ts):
     return ", ".join(str(tuple(t.shape)) for t in ts)
 
 
-def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, seed=81, dtype=F64):
+def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dtype=F64):
     """CausalSelfAttention(d_in, hs, L, dropout, bias) in ``dtype`` holding fixed weights; returns (handle, weights)."""
-    w = linear_weights(qkv(d_in, hs), bias=bias, seed=seed)
+    w = linear_weights(qkv(d_in, hs), bias=bias, seed=wseed)
     handle = student.new("CausalSelfAttention", d_in, hs, L, dropout=dropout, qkv_bias=bias, seed=123)
     handle.to(dtype=dtype)
     load_weights(handle, w, f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", hint=HINT)
     return handle, w
 
 
-def module_values(student, handle, w, x, what):
+def module_values(student, handle, w, x, what, record=True):
     with explained(student, what):
-        reply = handle(x, cast=F64, record=True, full=True)
+        reply = handle(x, cast=F64, record=record, full=True)
     expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
                          mistakes=oracle.mistakes("causal_self_attention", x, w))
 
@@ -58,10 +58,10 @@ def module_values(student, handle, w, x, what):
 @check("causal_attention: equals scaled_dot_product_attention(is_causal=True) (hs != hs_v, T = 1, leading dims)",
        weight=3)
 def test_sdpa_parity(student):
-    for q, k, v in CASES:
+    for i, (q, k, v) in enumerate(CASES):
         what = f"causal_attention(q, k, v of shapes {shape_of(q, k, v)})"
-        with explained(student, what):
-            reply = student.call("causal_attention", q, k, v, cast=F64, record=True, full=True)
+        with explained(student, what):  # the dispatcher is recorded once per check: it costs ~10 ms a call
+            reply = student.call("causal_attention", q, k, v, cast=F64, record=i == 0, full=True)
         expect_close_by_hand(reply, sdpa(q, k, v), what=what + " vs F.scaled_dot_product_attention",
                              mistakes=oracle.mistakes("causal_attention", q, k, v))
 
@@ -118,21 +118,23 @@ def test_module_structure(student):
 @check("CausalSelfAttention: values with the same weights, T == context_length (with and without bias)", weight=2)
 def test_module_values(student):
     for bias in (False, True):
-        handle, w = module(student, bias=bias, seed=86 + bias)
-        module_values(student, handle, w, X8, f"CausalSelfAttention(4, 3, 8, qkv_bias={bias})(x (2, 8, 4))")
+        handle, w = module(student, bias=bias, wseed=86 + bias)
+        module_values(student, handle, w, X8, f"CausalSelfAttention(4, 3, 8, qkv_bias={bias})(x (2, 8, 4))",
+                      record=not bias)
 
 
 @check("CausalSelfAttention: T shorter than context_length works (T = 5, T = 1)")
 def test_module_short(student):
-    handle, w = module(student, seed=88)
+    handle, w = module(student, wseed=88)
     for T in (5, 1):
         x = X8[:, :T].clone()
-        module_values(student, handle, w, x, f"CausalSelfAttention(4, 3, context_length=8)(x (2, {T}, 4))")
+        module_values(student, handle, w, x, f"CausalSelfAttention(4, 3, context_length=8)(x (2, {T}, 4))",
+                      record=T == 5)
 
 
 @check("CausalSelfAttention: dropout=0.0 is deterministic in training mode and equals the reference")
 def test_module_no_dropout(student):
-    handle, w = module(student, seed=89)
+    handle, w = module(student, wseed=89)
     handle.train(True)
     what = "CausalSelfAttention(4, 3, 8, dropout=0.0) in training mode"
     expected = oracle.expected("causal_self_attention", X8, w)
@@ -146,7 +148,7 @@ def test_module_no_dropout(student):
        weight=2)
 def test_module_dropout(student):
     p, x = 0.5, fixed(2, 6, 4, seed=90, low=-2, high=2)
-    handle, w = module(student, L=6, dropout=p, seed=91)
+    handle, w = module(student, L=6, dropout=p, wseed=91)
     what = f"CausalSelfAttention(4, 3, 6, dropout={p})"
     expected = oracle.expected("causal_self_attention", x, w)
     handle.train(False)
@@ -181,7 +183,7 @@ def test_module_dropout(student):
 
 @check("CausalSelfAttention: changing a future step of x never changes an earlier output")
 def test_module_causality(student):
-    handle, w = module(student, seed=92)
+    handle, w = module(student, wseed=92)
     what = "CausalSelfAttention(4, 3, 8)(x (2, 8, 4))"
     with explained(student, what):
         base = handle(X8, cast=F64)
@@ -191,7 +193,7 @@ def test_module_causality(student):
 
 @check("CausalSelfAttention: gradients reach W_query, W_key and W_value and equal the reference")
 def test_module_gradients(student):
-    handle, w = module(student, bias=True, seed=94)
+    handle, w = module(student, bias=True, wseed=94)
     up = fixed(2, 8, 3, seed=95)
     what = "CausalSelfAttention(4, 3, 8, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):

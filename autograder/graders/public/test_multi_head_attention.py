@@ -28,10 +28,10 @@ def layers(d_in, d_out):
     return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out), "out_proj": (d_out, d_out)}
 
 
-def module(student, d_in, d_out, nh, L=8, *, bias=False, seed=104, dtype=F64, weights=None, dropout=0.0):
+def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, weights=None, dropout=0.0):
     """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding fixed weights; returns (handle, weights)."""
     w = weights or linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
-                                  else {"out_proj"}, seed=seed)
+                                  else {"out_proj"}, seed=wseed)
     handle = student.new("MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, seed=123)
     handle.to(dtype=dtype)
     load_weights(handle, w, f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, qkv_bias={bias})", hint=HINT)
@@ -63,9 +63,9 @@ def torch_mha(x, w, nh):
         return mha.eval()(x, x, x, attn_mask=future, need_weights=False)[0]
 
 
-def mha_values(student, handle, w, x, nh, what):
-    with explained(student, what):
-        reply = handle(x, cast=F64, record=True, full=True)
+def mha_values(student, handle, w, x, nh, what, record=True):
+    with explained(student, what):  # the dispatcher is recorded once per check: it costs ~10 ms a call
+        reply = handle(x, cast=F64, record=record, full=True)
     expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, nh), what=what,
                          mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
 
@@ -151,10 +151,10 @@ def test_structure(student):
 @check("MultiHeadAttention: values with the same weights (nh = 1 and nh > 1, T < context_length, bias)", weight=2)
 def test_values(student):
     for nh, T, bias in ((1, 8, False), (3, 5, False), (2, 8, True)):
-        handle, w = module(student, 4, 6, nh, bias=bias, seed=105 + nh)
+        handle, w = module(student, 4, 6, nh, bias=bias, wseed=105 + nh)
         x = X[:, :T].clone()
         mha_values(student, handle, w, x, nh,
-                   f"MultiHeadAttention(4, 6, n_heads={nh}, 8, qkv_bias={bias})(x (2, {T}, 4))")
+                   f"MultiHeadAttention(4, 6, n_heads={nh}, 8, qkv_bias={bias})(x (2, {T}, 4))", record=nh == 3)
 
 
 @check("MultiHeadAttention: each head equals single-head causal attention on its slice", weight=2)
@@ -180,7 +180,7 @@ def test_each_head(student):
 @check("MultiHeadAttention: every head matches scaled_dot_product_attention")
 def test_sdpa_per_head(student):
     nh = 4
-    handle, w = module(student, 4, 8, nh, bias=True, seed=111)
+    handle, w = module(student, 4, 8, nh, bias=True, wseed=111)
     q, k, v = heads_of(X, w, nh)
     heads = sdpa(q, k, v)  # (B, nh, T, hs)
     expected = F.linear(torch.cat(heads.unbind(1), dim=-1), w["out_proj.weight"], w["out_proj.bias"])
@@ -195,10 +195,10 @@ def test_sdpa_per_head(student):
 def test_torch_mha(student):
     x = fixed(2, 7, 6, seed=112, low=-2, high=2)
     for nh, bias in ((2, True), (3, False)):
-        handle, w = module(student, 6, 6, nh, bias=bias, seed=113 + nh)
+        handle, w = module(student, 6, 6, nh, bias=bias, wseed=113 + nh)
         what = f"MultiHeadAttention(6, 6, n_heads={nh}, 8, qkv_bias={bias})(x (2, 7, 6))"
         with explained(student, what):
-            reply = handle(x, cast=F64, record=True, full=True)
+            reply = handle(x, cast=F64, record=nh == 2, full=True)
         expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
                              mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
 
@@ -214,7 +214,7 @@ def test_by_hand(student):
 
 @check("MultiHeadAttention: gradients reach W_query, W_key, W_value and out_proj and equal the reference")
 def test_gradients(student):
-    handle, w = module(student, 4, 6, 2, seed=116)
+    handle, w = module(student, 4, 6, 2, wseed=116)
     up = fixed(2, 8, 6, seed=117)
     what = "MultiHeadAttention(4, 6, n_heads=2, 8): backward of sum(out * u)"
     with explained(student, what):
@@ -226,7 +226,7 @@ def test_gradients(student):
 
 @check("MultiHeadAttention: changing a future step of x never changes an earlier output")
 def test_causality(student):
-    handle, w = module(student, 4, 6, 2, seed=118)
+    handle, w = module(student, 4, 6, 2, wseed=118)
     what = "MultiHeadAttention(4, 6, n_heads=2, 8)(x (2, 8, 4))"
     with explained(student, what):
         base = handle(X, cast=F64)

@@ -21,8 +21,8 @@ PARAMS_HINT = "Create self.W_query, self.W_key, self.W_value = nn.Parameter(torc
 LINEAR_HINT = "Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)"
 
 
-def params_weights(d_in, d_out, seed):
-    return {name: fixed(d_in, d_out, seed=seed + i, low=-1.0, high=1.0) for i, name in enumerate(NAMES)}
+def params_weights(d_in, d_out, wseed):
+    return {name: fixed(d_in, d_out, seed=wseed + i, low=-1.0, high=1.0) for i, name in enumerate(NAMES)}
 
 
 def params_module(student, d_in, d_out, weights, dtype=F64):
@@ -42,9 +42,9 @@ def linear_module(student, d_in, d_out, qkv_bias, weights, dtype=F64):
     return handle
 
 
-def rand_draws(d_in, d_out, seed=123):
-    """What torch.manual_seed(seed) followed by three torch.rand(d_in, d_out) gives, in creation order."""
-    g = torch.Generator().manual_seed(seed)
+def rand_draws(d_in, d_out, manual_seed=123):
+    """What torch.manual_seed(manual_seed) followed by three torch.rand(d_in, d_out) gives, in creation order."""
+    g = torch.Generator().manual_seed(manual_seed)
     return [torch.rand(d_in, d_out, generator=g) for _ in NAMES]
 
 
@@ -119,7 +119,7 @@ def test_seed_table(student):
 
 @check("SelfAttentionParams: values against the reference with the same weights", weight=2)
 def test_params_values(student):
-    w = params_weights(4, 3, seed=62)
+    w = params_weights(4, 3, wseed=62)
     handle = params_module(student, 4, 3, w)
     what = "SelfAttentionParams(4, 3)(x (2, 5, 4))"
     with explained(student, what):
@@ -152,7 +152,7 @@ def test_linear_values(student):
 def test_scale_and_no_mask(student):
     # d_in = 9 and d_out = 2 make every wrong scale visible; T = 6 differs from both
     x = fixed(2, 6, 9, seed=64, low=-1.5, high=1.5)
-    w = params_weights(9, 2, seed=65)
+    w = params_weights(9, 2, wseed=65)
     handle = params_module(student, 9, 2, w)
     what = "SelfAttentionParams(9, 2)(x (2, 6, 9))"
     with explained(student, what):
@@ -165,7 +165,7 @@ def test_scale_and_no_mask(student):
 @check("gradients reach W_query, W_key and W_value and equal the reference", weight=2)
 def test_gradients(student):
     up = fixed(2, 5, 3, seed=66)
-    w = params_weights(4, 3, seed=67)
+    w = params_weights(4, 3, wseed=67)
     handle = params_module(student, 4, 3, w)
     what = "SelfAttentionParams(4, 3): backward of sum(out * u)"
     with explained(student, what):
@@ -185,7 +185,7 @@ def test_gradients(student):
 
 @check("one sequence (T, d_in) and extra leading dims (..., T, d_in)")
 def test_leading_dims(student):
-    w = params_weights(4, 3, seed=69)
+    w = params_weights(4, 3, wseed=69)
     handle = params_module(student, 4, 3, w)
     for shape in ((5, 4), (2, 3, 5, 4)):
         x = fixed(*shape, seed=70 + len(shape), low=-2.0, high=2.0)
