@@ -1,0 +1,64 @@
+"""Stage 4, hidden checks: random shapes, dims and huge logits (seeded per result), every device."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
+from autograder.graders.inputs import randn
+
+STAGE = "dot_product_attention"
+SOFTMAXES = ("softmax_naive", "softmax_stable")
+
+
+def _random_case(rng: torch.Generator) -> tuple[torch.Tensor, int]:
+    ndim = int(torch.randint(1, 5, (1,), generator=rng))
+    shape = torch.randint(1, 7, (ndim,), generator=rng).tolist()
+    dim = int(torch.randint(-ndim, ndim, (1,), generator=rng))
+    return 3.0 * randn(rng, *shape), dim
+
+
+@check("softmax: random shapes and dims", weight=2)
+def test_softmax_random(student, rng):
+    for _ in range(3):
+        x, dim = _random_case(rng)
+        for name in SOFTMAXES:
+            expect_close(student.call(name, x, cast=torch.float64, dim=dim), oracle.expected(name, x, dim=dim),
+                         what=f"{name}(x {tuple(x.shape)}, dim={dim})", mistakes=oracle.mistakes(name, x, dim=dim))
+
+
+@check("softmax_stable: random logits near ±1e4")
+def test_stable_large_random(student, rng):
+    # each row sits near +1e4 or -1e4 (naive exp overflows to inf or underflows to 0 there); the values are
+    # rounded to float32 first, so the float32 answer is judged on exactly the numbers it received
+    sign = torch.where(torch.rand(5, 1, generator=rng) < 0.5, -1.0, 1.0).to(torch.float64)
+    x = (1e4 * sign + 3.0 * randn(rng, 5, 6)).to(torch.float32).to(torch.float64)
+    for dtype, dim in ((torch.float32, -1), (torch.float64, -1), (torch.float32, 0)):
+        got = expect_shape(student.call("softmax_stable", x, cast=dtype, dim=dim), x.shape,
+                           f"softmax_stable(x near ±1e4, dim={dim})")
+        if not bool(torch.isfinite(got.t).all()):
+            mistake = diagnose(got.t, oracle.mistakes("softmax_stable", x, dim=dim), *tolerance(got.dtype))
+            fail(f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim}) returned inf or NaN: subtract the "
+                 "maximum along dim before exp"
+                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+        expect_close(got, oracle.expected("softmax_stable", x, dim=dim),
+                     what=f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim})",
+                     mistakes=oracle.mistakes("softmax_stable", x, dim=dim))
+
+
+@check("attention: random shapes, leading dims, T = 1", weight=2)
+def test_attention_random(student, rng):
+    for shape in [(2, 6, 4), (2, 3, 5, 2), (3, 1, 7)]:
+        x = randn(rng, *shape)
+        scores = 2.0 * randn(rng, *shape[:-1], shape[-2])
+        for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
+            expect_close(student.call(name, arg, cast=torch.float64), oracle.expected(name, arg),
+                         what=f"{name}(x {tuple(arg.shape)})", mistakes=oracle.mistakes(name, arg))
+
+
+@check("attention: non-contiguous input, every device")
+def test_attention_noncontig(student, rng, device):
+    x = randn(rng, 2, 5, 4)
+    scores = 2.0 * randn(rng, 2, 5, 5)
+    for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
+        expect_close(student.call(name, arg, cast=torch.float32, to=device, noncontig=True), oracle.expected(name, arg),
+                     what=f"{name}(x non-contiguous, {device})", mistakes=oracle.mistakes(name, arg))

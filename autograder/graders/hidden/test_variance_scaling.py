@@ -1,0 +1,119 @@
+"""Stage 5, hidden checks: random shapes, and the statistics the scale is for.
+
+For unit-Gaussian q and k, a raw score q . k is a sum of d_k products of variance 1, so its variance is d_k;
+divided by sqrt(d_k) it is 1 whatever d_k is. The checks draw many (q, k) pairs from the seeded generator and
+compute the variance here, from the numbers the learner returned.
+
+Why the band 0.8 .. 1.25 never fails a correct answer: with N scores, the sampling standard deviation of the
+variance estimate is about sqrt((2 + 6 / d_k + 4 (T - 1) / d_k) / N) (scores that share a query or a key are
+slightly correlated). PLANS keeps it under 0.018 for every d_k, so the band is more than 11 standard deviations
+wide on each side; over 1000 seeds a correct answer's variance stayed within 0.94 .. 1.06 for every d_k.
+Every wrong scale we know of lands outside it for at least one d_k: no scale gives d_k, / d_k gives 1 / d_k,
+/ sqrt(T) gives d_k / T, / (d_k / 2) gives 4 / d_k.
+"""
+
+import functools
+import math
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
+from autograder.graders.inputs import randn
+
+STAGE = "variance_scaling"
+# d_k -> (sequences, T): n * T * T scores from n * T * d_k numbers per tensor (at most 1 MB in float64)
+PLANS = {4: (512, 8), 16: (256, 8), 64: (64, 16), 256: (32, 16)}
+LOW, HIGH = 0.8, 1.25
+
+
+def _known(got, q, k) -> str | None:
+    return diagnose(got.t, oracle.mistakes("scaled_scores", q, k), *tolerance(got.dtype))
+
+
+def _suffix(mistake: str | None) -> str:
+    return f"\n  this looks like a known mistake: {mistake}" if mistake else ""
+
+
+@functools.lru_cache(maxsize=8)
+def _gaussian_pairs(seed: int, d_k: int):
+    """Unit-Gaussian q, k for one d_k; the same for both statistics checks of one result (drawn once)."""
+    n, t = PLANS[d_k]
+    rng = torch.Generator().manual_seed((seed * 1000003 + d_k) % (1 << 63))
+    return randn(rng, n, t, d_k), randn(rng, n, t, d_k)
+
+
+def _scaled(student, q, k):
+    n, t, _ = q.shape
+    return expect_shape(student.call("scaled_scores", q, k, cast=torch.float32), (n, t, t),
+                        f"scaled_scores(q, k {tuple(q.shape)})")
+
+
+@check("random inputs, varied shapes (T_q != T_k, T = 1)")
+def test_random(student, rng):
+    for q_shape, k_shape in [((3, 4, 6), (3, 9, 6)), ((1, 1, 2), (1, 1, 2)), ((2, 3, 5, 16), (2, 3, 5, 16)),
+                             ((7, 3), (2, 3))]:
+        q, k = randn(rng, *q_shape), randn(rng, *k_shape)
+        expect_close(student.call("scaled_scores", q, k, cast=torch.float64), oracle.expected("scaled_scores", q, k),
+                     what=f"scaled_scores(q {q_shape}, k {k_shape})", mistakes=oracle.mistakes("scaled_scores", q, k))
+
+
+@check("non-contiguous inputs, every device")
+def test_noncontig_devices(student, rng, device):
+    q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
+    expect_close(student.call("scaled_scores", q, k, cast=torch.float32, to=device, noncontig=True),
+                 oracle.expected("scaled_scores", q, k), what=f"scaled_scores(q, k non-contiguous, {device})",
+                 mistakes=oracle.mistakes("scaled_scores", q, k))
+
+
+@check("variance ≈ 1 for unit-Gaussian q, k (d_k = 4 to 256)", weight=2)
+def test_variance_is_one(student, seed):
+    for d_k in PLANS:
+        q, k = _gaussian_pairs(seed, d_k)
+        got = _scaled(student, q, k)
+        var = float(got.t.to(torch.float64).var())
+        if not LOW <= var <= HIGH:
+            raw = float(oracle.expected("unscaled_scores", q, k).var())
+            mistake = _known(got, q, k)
+            fail(f"for {got.t.numel()} scores of unit-Gaussian q and k with d_k = {d_k}, the variance of "
+                 f"scaled_scores is {var:.4g}; it should be about 1 (accepted {LOW} to {HIGH}). The raw scores "
+                 f"q @ k^T of these inputs have variance {raw:.4g} (about d_k, a sum of d_k products of variance 1), "
+                 f"and dividing by sqrt(d_k) = {math.sqrt(d_k):g} divides the variance by d_k."
+                 + _suffix(mistake), mistake)
+
+
+@check("the scale divides the raw variance (≈ d_k) by d_k")
+def test_variance_ratio(student, seed):
+    for d_k in PLANS:
+        q, k = _gaussian_pairs(seed, d_k)
+        got = _scaled(student, q, k)
+        raw = float(oracle.expected("unscaled_scores", q, k).var())  # a fact about these inputs: about d_k
+        ratio = raw / max(float(got.t.to(torch.float64).var()), 1e-300)
+        if not 0.98 * d_k <= ratio <= 1.02 * d_k:
+            mistake = _known(got, q, k)
+            fail(f"with d_k = {d_k}, the raw scores q @ k^T have variance {raw:.4g} (about d_k) and yours "
+                 f"{raw / ratio:.4g}: your scaling divided the variance by {ratio:.4g}, but dividing the scores by "
+                 f"sqrt(d_k) divides their variance by d_k = {d_k}. Take d_k from the last dim of q (or k)."
+                 + _suffix(mistake), mistake)
+
+
+def _entropy(scores: torch.Tensor) -> float:
+    """Mean entropy (nats) of softmax over the last dim."""
+    logp = torch.log_softmax(scores.to(torch.float64), dim=-1)
+    return float(-(logp.exp() * logp).sum(-1).mean())
+
+
+@check("softmax of scaled scores is less peaked (higher entropy)")
+def test_entropy(student, rng):
+    d_k, t = 64, 16
+    q, k = randn(rng, 64, t, d_k), randn(rng, 64, t, d_k)
+    got = expect_shape(student.call("scaled_scores", q, k, cast=torch.float32), (64, t, t),
+                       f"scaled_scores(q, k {tuple(q.shape)})")
+    h_raw, h_got = _entropy(oracle.expected("unscaled_scores", q, k)), _entropy(got.t)
+    if not h_got > h_raw + 0.5:
+        mistake = _known(got, q, k)
+        fail(f"for unit-Gaussian q and k with d_k = {d_k} and T = {t}, softmax of the raw scores q @ k^T has a mean "
+             f"entropy of {h_raw:.3g} nats (nearly one-hot: one key takes almost all the weight), and softmax of "
+             f"your scaled scores {h_got:.3g}. Scaling by 1/sqrt(d_k) should spread the weights out: a correct "
+             f"scale gives about 2.35 here, out of at most log(T) = {math.log(t):.3g} (uniform weights)."
+             + _suffix(mistake), mistake)

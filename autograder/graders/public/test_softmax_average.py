@@ -1,0 +1,112 @@
+"""Stage 3, public checks: the causal mask, softmax of masked zeros, and the running mean they give back."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import (check, diagnose, expect_close, expect_meta, expect_shape, expect_unchanged,
+                                 fail, heatmaps, tolerance)
+from autograder.graders.inputs import fixed
+
+STAGE = "softmax_average"
+X = fixed(2, 6, 3, seed=3)
+
+
+def _picture(mask: torch.Tensor) -> list[str]:
+    return [" ".join("1" if bool(v) else "." for v in row) for row in mask.to(torch.bool)]
+
+
+def _mask(student, T: int, **kw):
+    return expect_shape(student.call("causal_mask", T, **kw), (T, T), f"causal_mask({T})")
+
+
+@check("mask: dtype is torch.bool")
+def test_mask_dtype(student):
+    got = _mask(student, 4)
+    if got.dtype != "bool":
+        fail(f"causal_mask(4) returned dtype {got.dtype}; a mask should be torch.bool (True = may look). "
+             "masked_fill and ~ expect booleans: ~ on a float tensor is an error, and on integers it is a bitwise "
+             "not (~1 is -2, ~0 is -1), not False and True. Create it with dtype=torch.bool.")
+
+
+@check("mask: True exactly where s <= t", weight=2)
+def test_mask_pattern(student):
+    for T in (4, 7, 1):
+        # the oracle is asked before the answer is looked at: a student release answers from values recorded
+        # while grading the solutions, so every call a check can make must also happen for a correct answer
+        want, known = oracle.expected("causal_mask", T), oracle.mistakes("causal_mask", T)
+        got = _mask(student, T).t.to(torch.bool)
+        if torch.equal(got, want):
+            continue
+        mistake = diagnose(got.to(torch.float64), {k: v.to(torch.float64) for k, v in known.items()}, 0, 0)
+        w = max(2 * T - 1, 8)
+        lines = [f"causal_mask({T}) has the wrong pattern. Row t is the step that looks, column s the step "
+                 "looked at; True (1) where s <= t:", f"  {'expected':<{w}}   got"]
+        lines += [f"  {e:<{w}}   {g}" for e, g in zip(_picture(want), _picture(got))]
+        if mistake:
+            lines.append(f"  this looks like a known mistake: {mistake}")
+        fail("\n".join(lines), mistake, heatmaps(want, got, f"causal_mask({T})"))
+
+
+@check("mask: device argument honoured")
+def test_mask_device(student, device):
+    expect_meta(student.call("causal_mask", 3, device=device), device=device,
+                what=f"causal_mask(3, device={device!r})")
+
+
+@check("weights: equal the stage 2 running-mean weights", weight=2)
+def test_weights_values(student):
+    for T in (4, 7, 1):
+        got = expect_shape(student.call("masked_uniform_weights", T, dtype=torch.float64), (T, T),
+                           f"masked_uniform_weights({T}, dtype=float64)")
+        expect_close(got, oracle.expected("causal_mean_weights", T),
+                     what=f"masked_uniform_weights({T}) vs causal_mean_weights({T})",
+                     mistakes=oracle.mistakes("masked_uniform_weights", T))
+
+
+@check("weights: no NaN")
+def test_weights_no_nan(student):
+    for T in (6, 1):
+        want, known = oracle.expected("causal_mean_weights", T), oracle.mistakes("masked_uniform_weights", T)
+        got = expect_shape(student.call("masked_uniform_weights", T, dtype=torch.float32), (T, T),
+                           f"masked_uniform_weights({T})")
+        bad = torch.isnan(got.t)
+        if bool(bad.any()):
+            row = int(bad.nonzero()[0][0])
+            mistake = diagnose(got.t, known, *tolerance(got.dtype))
+            fail(f"masked_uniform_weights({T}) has NaN in row {row}. A row whose scores are all -inf becomes "
+                 "0 / 0 = NaN after softmax, so -inf landed on steps that must stay visible. masked_fill writes "
+                 "where the mask is True: give it the future (~mask), and keep the diagonal visible."
+                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake,
+                 heatmaps(want, got, f"masked_uniform_weights({T})"))
+
+
+@check("weights: rows sum to 1")
+def test_weights_rows(student):
+    got = expect_shape(student.call("masked_uniform_weights", 6, dtype=torch.float64), (6, 6),
+                       "masked_uniform_weights(6)")
+    sums = {name: w.sum(-1) for name, w in oracle.mistakes("masked_uniform_weights", 6).items()}
+    expect_close(got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of masked_uniform_weights(6)",
+                 mistakes=sums)
+
+
+@check("weights: dtype and device arguments honoured")
+def test_weights_meta(student, device):
+    for dtype in (torch.float32, torch.float64):
+        expect_meta(student.call("masked_uniform_weights", 3, device=device, dtype=dtype), dtype=dtype,
+                    device=device, what=f"masked_uniform_weights(3, device={device!r}, dtype={str(dtype)[6:]})")
+
+
+@check("average: equals the loop average (stages 1-3 agree)", weight=2)
+def test_average_values(student):
+    got = student.call("causal_mean_softmax", X, cast=torch.float64)
+    expect_close(got, oracle.expected("causal_mean_loop", X), what="causal_mean_softmax(x) vs causal_mean_loop(x)",
+                 mistakes=oracle.mistakes("causal_mean_softmax", X))
+
+
+@check("average: input unchanged, dtype and device kept")
+def test_average_meta(student, device):
+    for dtype in (torch.float32, torch.float64):
+        reply = student.call("causal_mean_softmax", X, cast=dtype, to=device, full=True, return_inputs=True)
+        expect_unchanged(reply, "causal_mean_softmax")
+        expect_meta(reply["value"], dtype=dtype, device=device,
+                    what=f"causal_mean_softmax(x {str(dtype)[6:]} on {device})")

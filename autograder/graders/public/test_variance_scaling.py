@@ -1,0 +1,95 @@
+"""Stage 5, public checks: scores q @ k^T / sqrt(d_k) on fixed queries and keys.
+
+The statistical checks (variance ≈ 1 for every d_k, entropy) need many random samples: they are hidden.
+"""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.graders.inputs import fixed
+from autograder.sandbox import StudentCodeError
+
+STAGE = "variance_scaling"
+KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"
+
+# d_k = 8 and T_q = 3 != T_k = 5: dividing by sqrt(T), by d_k or by d_k / 2 all give different numbers
+Q = fixed(2, 3, 8, seed=50)
+K = fixed(2, 5, 8, seed=51)
+Q2, K2 = fixed(4, 6, seed=52), fixed(7, 6, seed=53)  # one sequence, no batch dim
+Q4, K4 = fixed(2, 2, 3, 5, seed=54), fixed(2, 2, 6, 5, seed=55)  # extra leading dims
+QC, KC = fixed(3, 2, 3, seed=56), fixed(3, 3, 3, seed=57)  # B = T_k = d_k: k.T runs without an error here
+
+
+def failing_line(student, exc: StudentCodeError) -> str:
+    """The learner's line that raised (from the reply, or from the source the judge already holds)."""
+    where = exc.error.get("where") or {}
+    code, line = where.get("code") or "", where.get("line")
+    source = getattr(student, "source", "")
+    if not code and isinstance(line, int) and isinstance(source, str) and 0 < line <= len(source.splitlines()):
+        code = source.splitlines()[line - 1]
+    return code
+
+
+def uses_dot_T(code: str) -> bool:
+    """Does a line of code use the ``.T`` attribute (not ``.Tensor``, ``.T_max``...)?"""
+    i = code.find(".T")
+    while i >= 0:
+        after = code[i + 2:i + 3]
+        if not (after.isalnum() or after == "_"):
+            return True
+        i = code.find(".T", i + 2)
+    return False
+
+
+def scores(student, q, k, **kw):
+    """student.call("scaled_scores"), explaining the usual reason batched input crashes: k.T reverses every dim."""
+    try:
+        return student.call("scaled_scores", q, k, **kw)
+    except StudentCodeError as exc:
+        code = failing_line(student, exc)
+        if k.dim() > 2 and uses_dot_T(code):
+            fail(f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
+                 "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
+                 "Swap only the last two with k.transpose(-2, -1) (or k.mT).\n"
+                 f"  this looks like a known mistake: {KT_BATCHED}", KT_BATCHED)
+        raise
+
+
+def _values(student, q, k):
+    got = scores(student, q, k, cast=torch.float64)
+    expect_close(got, oracle.expected("scaled_scores", q, k),
+                 what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})",
+                 mistakes=oracle.mistakes("scaled_scores", q, k))
+
+
+@check("shape (..., T_q, T_k)")
+def test_shape(student):
+    for q, k in ((Q, K), (Q2, K2), (Q4, K4)):
+        shape = (*q.shape[:-1], k.shape[-2])
+        expect_shape(scores(student, q, k, cast=torch.float32), shape,
+                     f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})")
+
+
+@check("values: q @ k^T / sqrt(d_k)", weight=3)
+def test_values(student):
+    _values(student, Q, K)
+
+
+@check("values: one sequence, extra leading dims", weight=2)
+def test_values_shapes(student):
+    for q, k in ((Q2, K2), (Q4, K4), (QC, KC)):
+        _values(student, q, k)
+
+
+@check("inputs unchanged")
+def test_inputs_unchanged(student):
+    for q, k in ((Q2, K2), (Q, K)):
+        expect_unchanged(scores(student, q, k, cast=torch.float32, full=True, return_inputs=True), "scaled_scores")
+
+
+@check("dtype and device follow the inputs")
+def test_dtype_device(student, device):
+    for dtype in (torch.float32, torch.float64):
+        expect_meta(scores(student, Q2, K2, cast=dtype, to=device), dtype=dtype, device=device,
+                    what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})")
