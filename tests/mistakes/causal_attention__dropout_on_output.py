@@ -1,4 +1,4 @@
-"""MISTAKE: dropout on the output
+"""MISTAKE: dropout on the output (instead of the attention weights)
 
 Applies dropout to the output vectors instead of the attention weights.
 

@@ -1,4 +1,4 @@
-"""MISTAKE: inverted mask
+"""MISTAKE: inverted mask (the future visible, the past hidden)
 
 Passes the mask itself to masked_fill instead of its negation, hiding the visible steps and showing the future.
 

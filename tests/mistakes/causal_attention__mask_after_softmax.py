@@ -1,4 +1,4 @@
-"""MISTAKE: mask after softmax
+"""MISTAKE: mask applied after softmax (the future still counts in the normalisation)
 
 Applies the softmax to every score and only then zeroes the future weights, so the future still takes part in the normalisation.
 

@@ -1,4 +1,4 @@
-"""MISTAKE: 0 instead of -inf in the mask
+"""MISTAKE: masked with 0 instead of -inf (the future still gets weight)
 
 Fills the future scores with 0: exp(0) = 1, so the future keeps a weight.
 

@@ -1,4 +1,4 @@
-"""MISTAKE: merge without transpose
+"""MISTAKE: merge without transpose ((B, nh, T, hs) viewed straight as (B, T, C))
 
 Reshapes (B, nh, T, hs) straight to (B, T, nh * hs), which mixes time steps and heads.
 

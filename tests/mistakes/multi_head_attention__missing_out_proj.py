@@ -1,4 +1,4 @@
-"""MISTAKE: missing out_proj
+"""MISTAKE: missing out_proj (the heads are never mixed)
 
 Leaves out the output projection that mixes the heads.
 

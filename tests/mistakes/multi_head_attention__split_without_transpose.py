@@ -1,4 +1,4 @@
-"""MISTAKE: heads split without transpose
+"""MISTAKE: heads split without transpose (view(B, nh, T, hs))
 
 Reshapes (B, T, C) straight to (B, nh, T, hs), so each head gets a block of rows of the flattened (T, C) array instead of its own features at every step.
 

@@ -1,4 +1,4 @@
-"""MISTAKE: x.T on batched input (use transpose(-2, -1))
+"""MISTAKE: x.T on batched input (reverses every dim; use x.transpose(-2, -1))
 
 Transposes the keys with .T, which reverses every dimension of a batched tensor.
 

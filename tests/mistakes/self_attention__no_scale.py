@@ -1,4 +1,4 @@
-"""MISTAKE: missing scale (scores not divided by sqrt(d_k))
+"""MISTAKE: missing scale (not divided by sqrt(d_k))
 
 The scores go into the softmax unscaled.
 

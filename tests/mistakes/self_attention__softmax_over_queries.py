@@ -1,4 +1,4 @@
-"""MISTAKE: softmax over the wrong dim (dim=-2 instead of -1)
+"""MISTAKE: softmax over the wrong dim (columns sum to 1, not rows)
 
 Normalises each column (over the queries) instead of each row.
 
