@@ -1,27 +1,86 @@
 """The judge's side of the sandbox: start the warm worker under bubblewrap and talk to learner code.
 
-What the sandbox covers, on Linux with bubblewrap (the set-up installs it):
+What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Each point is exercised by a case in
+``tests/test_hostile.py`` (attackers graded by the real runner next to honest students) or ``tests/test_sandbox.py``.
 
-- a fresh child process per (submission, stage), forked from a zygote that imported torch once;
-- new user, PID, network, IPC, UTS and cgroup namespaces (``--unshare-all``): no network at all, no view of
-  the judge's processes; the zygote kills every process the last child left behind before the next fork;
-- a filesystem holding only the Python runtime, its packages and ``worker.py``: no repository, graders,
-  solutions, expected values or other students' files; ``/tmp`` is a private tmpfs wiped after every child;
-- when the judge runs as root, the sandbox runs as an unprivileged uid of its own, so ``RLIMIT_NPROC`` holds;
-- rlimits on address space, CPU seconds, file size, open files and processes; a wall-clock timeout per call
-  that kills the child's whole session;
-- only JSON and raw array bytes come back; the verdict is made here.
+- **A fresh process per (submission, stage)**, forked from a warm zygote that imported torch once. A crash, an
+  exit (``sys.exit``, ``os._exit``), a signal (segfault), a hang, an exhausted limit or a flood of output ends
+  that child only: the stage's remaining checks get a new child (up to ``Limits.max_restarts``, then they are
+  skipped), while other stages and other students get their own children and are graded as if nothing happened.
+- **Nothing of the judge's is visible.** The sandbox's filesystem holds the Python runtime, its packages and a
+  copy of ``worker.py``, all read-only: no repository, graders, oracles, solutions, results folder or other
+  students' files (if the autograder package itself lies inside a mounted runtime folder, an empty tmpfs covers
+  it). ``/tmp`` is a private tmpfs of ``Limits.tmp_mb``, emptied after every child, so nothing one student
+  writes reaches the next; ``/`` and ``/dev`` are read-only. The learner's file arrives as a string and is
+  executed from it (``python -I``, private working directory), so no planted ``conftest.py``,
+  ``sitecustomize.py`` or ``torch.py`` is ever on an import path, and the judge's pytest ignores them too.
+- **Own namespaces** (``--unshare-all``): no network (a fresh network namespace), no view of the judge's
+  processes, no further user namespaces. The zygote is PID 1 of the sandbox's PID namespace, which the kernel
+  protects from every signal sent from inside: ``os.kill(os.getppid(), SIGKILL)`` and ``kill(-1, SIGKILL)`` do
+  nothing to it. It is not dumpable, so children cannot ptrace it or open its memory or descriptors. If the
+  zygote is lost anyway, the stage fails cleanly and the next fork starts a new one.
+- **No survivors.** After each child the zygote kills every other process in the namespace (double-forked,
+  ``setsid`` daemons included) and collects them before the next child starts; when the judge closes the
+  sandbox or dies, bubblewrap (``--die-with-parent``) takes the whole namespace down, and a root judge finally
+  kills whatever still runs under the sandbox's uid.
+- **Limits.** Per process: ``RLIMIT_AS`` (``Limits.memory_mb`` beyond what the warm zygote maps),
+  ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` (largest file; prints included: stdout and stderr go to a capped file in the
+  child's private directory), ``RLIMIT_NOFILE``, and ``RLIMIT_NPROC`` (``Limits.nproc`` processes and threads,
+  counted inside the sandbox's user namespace). When the judge runs as root the sandbox also gets an
+  unprivileged uid of its own (60000 + slot). Per call: a wall-clock timeout (the import included), after
+  which the child and everything it started are killed. For the whole sandbox: the zygote sums the private
+  memory of every process the child started, ten times a second, and kills them all beyond
+  ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
+- **Only data comes back.** Replies are JSON plus raw array bytes (never pickle), checked against a whitelist of
+  dtypes and shapes. Each reply is signed (HMAC) with a key the worker received before the learner's module
+  ran, so bytes that learner code writes into the socket are rejected; frames are bounded in size and time, so
+  garbage, huge or trickled frames, or a closed socket, cost only that stage. Tensor subclasses are unwrapped
+  with C-level methods captured before learner code ran, so an overridden ``detach``, ``cpu``, ``numpy`` or
+  ``tolist`` cannot lie. The verdict is made here, from values computed here: there are no expected values
+  inside the sandbox to find, and patching torch, numpy, pytest or builtins there changes nothing the judge
+  decides.
+- **The operation record** (``record=True``): ATen ops on every thread, from the profiler's C++ bindings, and
+  Python-level entry points (``F.multi_head_attention_forward`` leaves a marker even with torch function
+  handling disabled). Every alias of a fused kernel is caught: ``torch.ops.aten``, ``torch._C._nn``,
+  ``getattr``, ``exec``, threads, ``torch.nn.MultiheadAttention``, the fused fast paths. The worker uses only
+  references captured before learner code ran, the profiler's controls are withheld from learner code, and
+  random start and end markers prove the session was neither stopped nor restarted. ``record["tampered"]``
+  (also in ``record["forbidden"]`` as ``"tampered:<what>"``) lists what makes the record untrustworthy:
+  replaced attributes of torch, ``torch.nn.functional``, the profiler, ``torch.Tensor``, builtins, json or numpy
+  (compared with a snapshot taken before learner code ran); memory introspection (``gc.get_objects`` and
+  friends, ctypes addresses, ``/proc/*/mem``: refused as well); tracing; frames taken by the learner's own code;
+  starting processes; ``torch.compile`` or C++ extensions; native code mapped from a writable place.
 
-Not covered: a learner can still spend the CPU time and memory its limits allow; kernel exploits; side
-channels; on machines without bubblewrap (macOS, Windows, containers that forbid user namespaces) the worker
-runs as a plain subprocess with the rlimits only, and a loud warning says so.
+What it does not cover:
+
+- The operation record is made in the process that runs the learner's code, so it is a strong deterrent, not a
+  proof. A learner who reaches the worker's internals through a frame obtained without an audit event (the
+  ``frame`` argument of a signal handler, for one) or who writes memory with ``ctypes.memmove`` at an address
+  from ``id()`` can forge it. Value checks do not depend on it.
+- Copying torch's own Python code (the body of ``multi_head_attention_forward``, say) is ordinary tensor code to
+  the record: a plagiarism question, not a sandbox one.
+- CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
+  installed); the GPU driver (``/dev/nvidia*`` is passed through when present, and the data segment is then
+  limited instead of the address space, which CUDA's reservations would exhaust: this path is not exercised by
+  the tests on CPU-only machines).
+- **Without bubblewrap** (macOS, Windows, containers that forbid user namespaces, such as some Gradescope
+  images) the worker is a plain subprocess and a loud ``SandboxWarning`` says so. What remains: the fresh child
+  per stage, the rlimits (``RLIMIT_NPROC`` then counts all of the user's processes, so it is set relative to
+  their number), timeouts, the memory budget, signed array-only replies, the record's guards, and cleanup of
+  everything the child started (the zygote is a child subreaper, so daemons are found). What is lost: the
+  filesystem view (learner code reads whatever the uid may read; a root judge runs it under a uid of its own
+  and the Gradescope runner closes its source and submission folders to that uid first), the network, and the
+  zygote's protection: a child can kill it (it is then restarted), and without a uid of its own ``kill(-1)``
+  reaches every process of the judge's user.
+- Notebooks (:class:`LocalStudent`) run learner code in the kernel itself: no isolation at all.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -35,6 +94,7 @@ from . import worker as wire
 
 WORKER_FILE = Path(wire.__file__).resolve()
 SANDBOX_WORKER = "/opt/autograder/worker.py"
+UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
 
 
 class SandboxWarning(UserWarning):
@@ -43,15 +103,28 @@ class SandboxWarning(UserWarning):
 
 @dataclass
 class Limits:
-    call_timeout: float = 10.0  # wall-clock seconds for one call into learner code
-    memory_mb: int = 2048  # address space on top of what the warm worker maps
+    call_timeout: float = 10.0  # wall-clock seconds for one call into learner code (the import included)
+    memory_mb: int = 2048  # address space on top of what the warm worker maps; ~1.25x for the whole sandbox
     cpu_s: int = 60  # CPU seconds for one (submission, stage) child
     file_mb: int = 8  # largest file the learner may write (prints included)
     nproc: int = 64  # processes and threads of the sandbox's uid
     max_restarts: int = 2  # fresh children after a crash or hang, within one stage
+    tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
 
     def for_child(self) -> dict:
-        return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc}
+        return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
+                "cuda": bool(_nvidia_devices())}
+
+
+def _count_uid_processes(uid: int) -> int:
+    n = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                n += os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:
+                pass
+    return n
 
 
 # ───────────────────────────── errors seen by the graders ─────────────────────────────
@@ -89,6 +162,10 @@ class StudentCrashed(StudentFailure):
     pass
 
 
+class ProtocolViolation(ValueError):
+    """A reply that the worker's own code cannot have sent (forged, truncated, inconsistent)."""
+
+
 # ───────────────────────────── values sent back by the learner ─────────────────────────────
 
 
@@ -112,26 +189,73 @@ class Opaque:
     description: str
 
 
-def _decode_reply_value(value, blob: bytes):
+def _decode_reply_value(value, blob: bytes, depth: int = 0):
+    """Records from the child → values. Everything is checked: the child runs untrusted code."""
     import torch
 
+    if depth > 12:
+        raise ProtocolViolation("reply nested too deeply")
     if isinstance(value, dict):
         if "__nd__" in value:
             array = wire.decode_array(value, blob)
             t = torch.from_numpy(array.copy())
             if value["dtype"] in ("bfloat16", "float16"):
                 t = t.to(getattr(torch, value["dtype"]))
-            return Out(t, value["dtype"], value.get("device", "cpu"))
+            device = value.get("device", "cpu")
+            return Out(t, value["dtype"], device[:40])
         if "__tuple__" in value:
-            return tuple(_decode_reply_value(v, blob) for v in value["__tuple__"])
+            items = value["__tuple__"]
+            if not isinstance(items, list):
+                raise ProtocolViolation("bad tuple record")
+            return tuple(_decode_reply_value(v, blob, depth + 1) for v in items)
         if "__repr__" in value:
-            return Opaque(str(value["__repr__"]))
+            return Opaque(str(value["__repr__"])[:200])
         if "__dtype__" in value:
-            return getattr(torch, str(value["__dtype__"]), None)
-        return {k: _decode_reply_value(v, blob) for k, v in value.items()}
+            dtype = getattr(torch, str(value["__dtype__"]), None)
+            if not isinstance(dtype, torch.dtype):
+                raise ProtocolViolation("bad dtype record")
+            return dtype
+        return {str(k): _decode_reply_value(v, blob, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_decode_reply_value(v, blob) for v in value]
-    return value
+        return [_decode_reply_value(v, blob, depth + 1) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise ProtocolViolation(f"unexpected value of type {type(value).__name__}")
+
+
+def _check_reply(reply: dict) -> dict:
+    """The shape of a reply, field by field; anything unexpected is a protocol violation."""
+    if not isinstance(reply.get("ok"), bool):
+        raise ProtocolViolation("reply without ok")
+    if not reply["ok"]:
+        err = reply.get("error")
+        if not isinstance(err, dict):
+            raise ProtocolViolation("error reply without error")
+        where = err.get("where")
+        if where is not None and not (isinstance(where, dict) and isinstance(where.get("line"), (int, type(None)))):
+            raise ProtocolViolation("bad error location")
+        reply["error"] = {"type": str(err.get("type", "Error"))[:100], "message": str(err.get("message", ""))[:2000],
+                          "where": None if where is None else {"line": where.get("line"),
+                                                               "function": str(where.get("function", ""))[:100],
+                                                               "code": str(where.get("code", ""))[:200]}}
+        return reply
+    rec = reply.get("record")
+    if rec is not None:
+        if not (isinstance(rec, dict) and isinstance(rec.get("forbidden"), list)
+                and all(isinstance(n, str) for n in rec["forbidden"])
+                and isinstance(rec.get("tampered", []), list)
+                and (rec.get("n_ops") is None or type(rec.get("n_ops")) is int)):
+            raise ProtocolViolation("bad record")
+    changed = reply.get("inputs_changed")
+    if changed is not None and not (isinstance(changed, list) and all(isinstance(c, bool) for c in changed)):
+        raise ProtocolViolation("bad inputs_changed")
+    names = reply.get("names")
+    if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise ProtocolViolation("bad names")
+    grads = reply.get("grads")
+    if grads is not None and not isinstance(grads, dict):
+        raise ProtocolViolation("bad grads")
+    return reply
 
 
 def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, requires_grad: bool):
@@ -173,6 +297,34 @@ def _bwrap() -> str | None:
     return shutil.which("bwrap") if sys.platform.startswith("linux") else None
 
 
+_NVIDIA: list[str] | None = None
+
+
+def _nvidia_devices() -> list[str]:
+    global _NVIDIA
+    if _NVIDIA is None:
+        _NVIDIA = [str(d) for d in sorted(Path("/dev").glob("nvidia*"))]
+    return _NVIDIA
+
+
+def _hidden_paths(bound: list[str]) -> list[str]:
+    """Directories of the judge's own code (graders, oracles, solutions) that happen to lie inside a bound
+    runtime path, e.g. the autograder installed into the venv's site-packages: an empty tmpfs covers them."""
+    package = Path(__file__).resolve().parent
+    candidates = [package, package.parent / "solutions"]
+    hidden = []
+    for c in candidates:
+        for b in bound:
+            try:
+                c.relative_to(Path(b).resolve())
+            except ValueError:
+                continue
+            if c.exists():
+                hidden.append(str(c))
+            break
+    return hidden
+
+
 def _runtime_paths() -> list[str]:
     """Directories the worker needs: the interpreter's prefix, the venv, and where torch/numpy live."""
     import numpy
@@ -184,14 +336,15 @@ def _runtime_paths() -> list[str]:
     return sorted(p for p in paths | real if p and not p.startswith("/usr/") and p != "/usr" and os.path.isdir(p))
 
 
-def bwrap_command(bwrap: str, control_fd: int, python: str) -> list[str]:
+def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
+                  worker: str | Path = WORKER_FILE) -> list[str]:
     """The bubblewrap command line for the worker (a pure function, so tests can read it)."""
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--hostname", "sandbox", "--clearenv",
+    cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+           "--as-pid-1", "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv",
            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
            "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1",
            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-           "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
+           "--size", str(int(tmp_mb) * 1024 * 1024), "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
     for top in ("/lib", "/lib64", "/bin", "/sbin", "/lib32"):
         if os.path.islink(top):
             cmd += ["--symlink", os.readlink(top), top]
@@ -199,72 +352,152 @@ def bwrap_command(bwrap: str, control_fd: int, python: str) -> list[str]:
             cmd += ["--ro-bind", top, top]
     if os.path.exists("/etc/ld.so.cache"):
         cmd += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    for path in _runtime_paths():
+    bound = _runtime_paths()
+    for path in bound:
         cmd += ["--ro-bind", path, path]
-    for dev in sorted(Path("/dev").glob("nvidia*")):  # CUDA devices, when the machine has them
-        cmd += ["--dev-bind", str(dev), str(dev)]
-    cmd += ["--proc", "/proc", "--dev", "/dev",
-            "--ro-bind", str(WORKER_FILE), SANDBOX_WORKER, "--chdir", "/tmp", "--",
+    for path in _hidden_paths(bound + ["/usr"]):
+        cmd += ["--tmpfs", path, "--remount-ro", path]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    for dev in _nvidia_devices():  # CUDA devices, when the machine has them
+        cmd += ["--dev-bind", dev, dev]
+    cmd += ["--ro-bind", str(worker), SANDBOX_WORKER, "--remount-ro", "/dev", "--remount-ro", "/",
+            "--chdir", "/tmp", "--",
             python, "-I", SANDBOX_WORKER, "--control-fd", str(control_fd), "--pid-namespace", "--tmp", "/tmp"]
     return cmd
 
 
+_SLOTS_TAKEN: set[int] = set()
+_SLOTS_LOCK = threading.Lock()
+
+
+def _uid_in_use(uid: int) -> bool:
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    return True
+            except OSError:
+                pass
+    return False
+
+
+def _free_slot() -> int:
+    """A slot (hence a uid, when root) no other sandbox of this process uses and no live process holds."""
+    start = (os.getpid() * 7) % 3000 + 1000  # grade.py hands out slots below 4000 itself
+    with _SLOTS_LOCK:
+        for i in range(3000):
+            slot = 1000 + (start - 1000 + i) % 3000
+            if slot in _SLOTS_TAKEN:
+                continue
+            if os.geteuid() == 0 and sys.platform.startswith("linux") and _uid_in_use(UID_BASE + slot):
+                continue
+            _SLOTS_TAKEN.add(slot)
+            return slot
+    return start
+
+
+def _kill_uid(uid: int, patience: float = 10.0) -> None:
+    """Kill every process of ``uid`` (only ever a sandbox's dedicated uid, from a root judge) and wait until
+    none is alive."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        found = False
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.stat(f"/proc/{name}").st_uid != uid or not wire._alive(int(name)):
+                        continue
+                    os.kill(int(name), signal.SIGKILL)
+                    found = True
+                except OSError:
+                    pass
+        if not found:
+            return
+        time.sleep(0.02)
+
+
 class Sandbox:
-    """A warm worker process (inside bubblewrap when available) that forks one child per stage."""
+    """A warm worker process (inside bubblewrap when available) that forks one child per stage.
+
+    One child runs at a time: a stage's proxy must be closed before the next one calls in (the runner works
+    that way). A lost zygote (killed, crashed) is replaced on the next fork."""
 
     def __init__(self, limits: Limits | None = None, slot: int | None = None):
         self.limits = limits or Limits()
-        self.slot = slot if slot is not None else os.getpid() % 4000
+        self.slot = slot if slot is not None else _free_slot()
         self.proc: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.isolation = ""
-        self._lock = threading.Lock()
+        self.kind = ""
+        self.uid: int | None = None
+        self.tmp: str | None = None
+        self.active = False  # a child is running (forked, its end not yet reported)
+        self.starts = 0
+        self._lock = threading.RLock()
 
     # -- life cycle ---------------------------------------------------------------------------------------
     def start(self) -> "Sandbox":
-        if self.proc is not None and self.proc.poll() is None:
+        with self._lock:
+            if self.proc is not None and self.proc.poll() is None:
+                return self
+            bwrap = _bwrap()
+            root = os.geteuid() == 0 and sys.platform.startswith("linux")
+            attempts = []
+            if bwrap:
+                if root:
+                    attempts.append(("bwrap", UID_BASE + self.slot))
+                attempts.append(("bwrap", None))
+            attempts.append(("plain", UID_BASE + self.slot if root else None))
+            errors = []
+            for kind, uid in attempts:
+                try:
+                    self._launch(kind, uid, bwrap)
+                    break
+                except (OSError, RuntimeError, EOFError, ValueError) as exc:
+                    errors.append(f"{kind}{'/uid ' + str(uid) if uid else ''}: {exc}")
+                    self.close()
+            else:
+                raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
+            self.starts += 1
+            if kind == "plain":
+                warnings.warn(
+                    "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only "
+                    "(no filesystem, network or PID isolation). Install bubblewrap before grading untrusted code.",
+                    SandboxWarning, stacklevel=2)
+                if errors:
+                    self.isolation += " (bubblewrap failed: " + "; ".join(errors) + ")"
             return self
-        bwrap = _bwrap()
-        attempts = []
-        if bwrap:
-            if os.geteuid() == 0:
-                attempts.append(("bwrap", 60000 + self.slot))
-            attempts.append(("bwrap", None))
-        attempts.append(("plain", None))
-        errors = []
-        for kind, uid in attempts:
-            try:
-                self._launch(kind, uid, bwrap)
-                break
-            except (OSError, RuntimeError, EOFError) as exc:
-                errors.append(f"{kind}{'/uid ' + str(uid) if uid else ''}: {exc}")
-                self.close()
-        else:
-            raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
-        if kind == "plain":
-            warnings.warn(
-                "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only "
-                "(no network, filesystem or PID isolation). Install bubblewrap before grading untrusted code.",
-                SandboxWarning, stacklevel=2)
-            if errors:
-                self.isolation += " (bubblewrap failed: " + "; ".join(errors) + ")"
-        return self
 
     def _launch(self, kind: str, uid: int | None, bwrap: str | None) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child.fileno()
-        env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
-        if kind == "bwrap":
-            cmd = bwrap_command(bwrap, fd, sys.executable)
-            tmp = "/tmp"
-            self.isolation = f"bubblewrap ({'uid ' + str(uid) if uid else 'same uid'}, no network, own PID namespace)"
-        else:
-            import tempfile
+        env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/tmp",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        self.kind, self.uid = kind, uid
+        import tempfile
 
-            tmp = tempfile.mkdtemp(prefix="autograder-")
-            cmd = [sys.executable, "-I", str(WORKER_FILE), "--control-fd", str(fd), "--tmp", tmp]
-            self.isolation = "none: plain subprocess with rlimits (bubblewrap unavailable)"
-            env["TMPDIR"] = tmp
+        # the worker runs from a copy in a folder of its own, so the judge's code can stay closed to the sandbox
+        self.tmp = tempfile.mkdtemp(prefix="autograder-")
+        worker = os.path.join(self.tmp, "worker.py")
+        shutil.copyfile(WORKER_FILE, worker)
+        os.chmod(worker, 0o444)
+        if uid is not None:
+            os.chmod(self.tmp, 0o755)
+        if kind == "bwrap":
+            cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker)
+            self.isolation = (f"bubblewrap ({'uid ' + str(uid) if uid else 'same uid'}, no network, "
+                              "own PID namespace)")
+        else:
+            work = os.path.join(self.tmp, "tmp")
+            os.mkdir(work, 0o700)
+            if uid is not None:
+                os.chown(work, uid, uid)
+            cmd = [sys.executable, "-I", worker, "--control-fd", str(fd), "--tmp", work]
+            if uid is not None:
+                cmd.append("--own-uid")
+            self.isolation = ("none: plain subprocess with rlimits" + (f" (uid {uid})" if uid else "")
+                              + " (bubblewrap unavailable)")
+            env["TMPDIR"] = work
 
         def demote():
             if uid is not None:
@@ -273,7 +506,8 @@ class Sandbox:
                 os.setuid(uid)
 
         self.proc = subprocess.Popen(cmd, pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=None if os.environ.get("AUTOGRADER_DEBUG") else subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=None if os.environ.get("AUTOGRADER_DEBUG") else subprocess.PIPE,
                                      preexec_fn=demote if uid is not None else None, start_new_session=True)
         child.close()
         self.control = parent
@@ -286,25 +520,43 @@ class Sandbox:
             err = self.proc.stderr.read().decode(errors="replace")[-800:] if self.proc.stderr else ""
             self.proc.wait(timeout=5)
             raise RuntimeError(f"the worker exited at start: {err.strip() or self.proc.returncode}")
+        ready = wire.loads(msg)
+        if ready.get("op") != "ready":
+            raise RuntimeError("the worker did not say it was ready")
         parent.settimeout(None)
+        self.active = False
         if self.proc.stderr is not None:
             threading.Thread(target=_drain, args=(self.proc.stderr,), daemon=True).start()
 
     def close(self) -> None:
-        if self.control is not None:
-            try:
-                self.control.send(json.dumps({"op": "quit"}).encode())
-            except OSError:
-                pass
-            self.control.close()
-            self.control = None
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, 9)
-                self.proc.wait()
-            self.proc = None
+        with self._lock:
+            if self.control is not None:
+                try:
+                    self.control.send(wire.dumps({"op": "quit"}).encode())
+                except OSError:
+                    pass
+                self.control.close()
+                self.control = None
+            if self.proc is not None:
+                if self.proc.stderr is not None and self.proc.poll() is not None:
+                    self.proc.stderr.close()
+                try:
+                    self.proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    try:
+                        os.killpg(self.proc.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    self.proc.wait()
+                self.proc = None
+            if self.uid is not None:
+                # the dedicated uid finds whatever is left: all of it without a PID namespace, and under
+                # bubblewrap whatever the kernel has not finished tearing down yet
+                _kill_uid(self.uid)
+            if self.tmp is not None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+                self.tmp = None
+            self.active = False
 
     def __enter__(self):
         return self.start()
@@ -316,11 +568,17 @@ class Sandbox:
     def fork_child(self) -> socket.socket:
         """A fresh child process; returns the judge's end of its RPC socket."""
         with self._lock:
+            if self.active:
+                raise RuntimeError("the sandbox runs one child at a time: close the previous StudentProxy first")
             if self.proc is None or self.proc.poll() is not None:
                 self.close()
                 self.start()
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            msg = json.dumps({"op": "fork", "limits": self.limits.for_child()}).encode()
+            limits = self.limits.for_child()
+            if self.kind == "plain" and self.uid is None and limits.get("nproc"):
+                # no user namespace and no uid of its own: RLIMIT_NPROC counts all of this user's processes
+                limits["nproc"] = _count_uid_processes(os.getuid()) + limits["nproc"]
+            msg = wire.dumps({"op": "fork", "limits": limits}).encode()
             try:
                 socket.send_fds(self.control, [msg], [theirs.fileno()])
             except OSError:
@@ -328,25 +586,41 @@ class Sandbox:
                 self.start()
                 socket.send_fds(self.control, [msg], [theirs.fileno()])
             theirs.close()
+            self.active = True
             return ours
 
-    def end_child(self, kill: bool) -> dict:
-        """Wait for the zygote to report the child's end (killing it first when asked)."""
+    def end_child(self, kill: bool, grace: float = 2.0) -> dict:
+        """Wait for the zygote to report the child's end, killing it first when asked (or when it has not
+        ended ``grace`` seconds after a goodbye). A zygote that does not answer is replaced."""
         with self._lock:
-            if self.control is None:
+            if self.control is None or not self.active:
+                self.active = False
                 return {"op": "exited", "lost": True}
+            msg = b""
             try:
                 if kill:
-                    self.control.send(json.dumps({"op": "kill"}).encode())
-                self.control.settimeout(30)
-                msg = self.control.recv(1 << 16)
+                    self.control.send(wire.dumps({"op": "kill"}).encode())
+                self.control.settimeout(grace if not kill else 30)
+                try:
+                    msg = self.control.recv(1 << 16)
+                except socket.timeout:
+                    if kill:
+                        raise
+                    self.control.send(wire.dumps({"op": "kill"}).encode())
+                    self.control.settimeout(30)
+                    msg = self.control.recv(1 << 16)
                 self.control.settimeout(None)
             except OSError:
                 msg = b""
-            if not msg:
+            self.active = False
+            try:
+                info = wire.loads(msg) if msg else None
+            except ValueError:
+                info = None
+            if not isinstance(info, dict):
                 self.close()
                 return {"op": "exited", "lost": True}
-            return json.loads(msg)
+            return info
 
     def open(self, source: str, filename: str) -> "StudentProxy":
         return StudentProxy(self, source, filename)
@@ -357,6 +631,10 @@ def _drain(stream) -> None:
         while stream.read(65536):
             pass
     except (OSError, ValueError):
+        pass
+    try:
+        stream.close()
+    except OSError:
         pass
 
 
@@ -376,6 +654,8 @@ class StudentProxy:
     names: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     last_exit: dict | None = None
+    tampered: list = field(default_factory=list)  # what the learner's import did to the record's trust
+    key: bytes | None = None
 
     # -- connection ---------------------------------------------------------------------------------------
     def _ensure(self) -> None:
@@ -385,25 +665,38 @@ class StudentProxy:
             raise StudentCrashed("skipped: this stage's code already crashed or hung "
                                  f"{self.restarts} times; the remaining checks were not run")
         self.sock = self.sandbox.fork_child()
-        reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename}, b"")
+        self.key = secrets.token_bytes(32)
+        # the key travels in the load request, read by the worker before the learner's module exists
+        reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename,
+                                    "key": self.key.hex()}, b"")
         if not reply.get("ok"):
             self.load_error = reply.get("error")
         else:
-            self.names = reply.get("names", [])
+            self.names = reply.get("names") or []
+            self.tampered = [str(t) for t in reply.get("tampered") or []]
 
     def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         timeout = self.sandbox.limits.call_timeout
-        self.sock.settimeout(timeout)
+        rid = secrets.randbits(62)
+        req = dict(req, id=rid)
         started = time.monotonic()
         try:
+            self.sock.settimeout(timeout)
             wire.send_frame(self.sock, req, blob)
-            reply, out = wire.recv_frame(self.sock)
-            return reply, out
+            reply, out = wire.recv_frame(self.sock, deadline=started + timeout, json_limit=wire.REPLY_JSON_LIMIT,
+                                         key=self.key)
+            if reply.get("id") != rid:
+                raise ProtocolViolation("the reply answers another request")
+            return _check_reply(reply), out
         except socket.timeout:
             self._drop(kill=True)
             raise StudentTimeout(f"your code did not finish within {timeout:g} s (an endless loop, or a "
                                  "Python loop over a large tensor?)") from None
-        except (EOFError, OSError, ValueError, json.JSONDecodeError) as exc:
+        except (ProtocolViolation, wire.ForgedFrame) as exc:
+            self._drop(kill=True)
+            raise StudentCrashed("your code's process sent back something that is not a valid answer "
+                                 f"({exc}): the grading channel is not for your code to write to") from None
+        except (EOFError, OSError, ValueError, RecursionError, UnicodeDecodeError) as exc:
             info = self._drop(kill=True)
             raise StudentCrashed(_describe_exit(info, time.monotonic() - started, exc)) from None
 
@@ -421,6 +714,7 @@ class StudentProxy:
     def close(self) -> None:
         if self.sock is not None:
             try:
+                self.sock.settimeout(1.0)
                 wire.send_frame(self.sock, {"op": "bye"})
             except OSError:
                 pass
@@ -441,9 +735,14 @@ class StudentProxy:
             if err.get("type") == "MissingName":
                 raise MissingName(err)
             raise StudentCodeError(err)
-        reply["value"] = _decode_reply_value(reply.get("value"), out)
-        if reply.get("grads"):
-            reply["grads"] = {k: _decode_reply_value(v, out) for k, v in reply["grads"].items()}
+        try:
+            reply["value"] = _decode_reply_value(reply.get("value"), out)
+            if reply.get("grads"):
+                reply["grads"] = {str(k): _decode_reply_value(v, out) for k, v in reply["grads"].items()}
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            self._drop(kill=True)
+            raise StudentCrashed("your code's process sent back something that is not a valid answer "
+                                 f"({exc})") from None
         return reply
 
     def loaded(self) -> bool:
@@ -508,6 +807,9 @@ class LocalStudent(StudentProxy):
     def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         return self.executor.handle(req, blob)
 
+    def _drop(self, kill: bool) -> dict:
+        return {}
+
     def close(self) -> None:
         return None
 
@@ -559,6 +861,11 @@ def _describe_exit(info: dict, elapsed: float, exc: BaseException) -> str:
 
     if info.get("lost"):
         return "the grading worker was lost while running your code"
+    if info.get("reason") == "memory":
+        return ("your code's process was killed: together with the processes it started it used more memory "
+                "than allowed")
+    if isinstance(exc, EOFError) and info.get("killed") and info.get("signal") == 9:
+        return "your code's process closed its connection to the grader (and was stopped)"
     if "signal" in info:
         sig = info["signal"]
         name = _signal.Signals(sig).name if sig in _signal.Signals._value2member_map_ else str(sig)

@@ -8,14 +8,23 @@ Shape of a grading session::
 
     judge (trusted, decides scores)              sandbox (bubblewrap, no network, rlimits)
     ───────────────────────────────              ─────────────────────────────────────────
-    Sandbox.open(stage source) ──control fd──▶   zygote: torch imported and warmed once
+    Sandbox.open(stage source) ──control fd──▶   zygote (PID 1 of the sandbox): torch imported and
+                                                   warmed once, originals captured, guards installed
                                                    └─ fork ─▶ child: exec student source,
     StudentProxy.call("fn", x) ◀──rpc socket──▶               serve requests, reply arrays
 
 Every message is a frame: ``>II`` (json length, blob length), a JSON header, then a blob of raw array bytes.
-Arrays travel as ``{"__nd__": index, "dtype", "shape", "device"}`` records pointing into the blob. Nothing is
-pickled, in either direction, so a hostile child can send back only numbers, strings and arrays: the judge
-compares them with values it computed itself.
+Arrays travel as ``{"__nd__": [offset, size], "np", "dtype", "shape", "device"}`` records pointing into the
+blob. Nothing is pickled, in either direction, so a hostile child can send back only numbers, strings and
+arrays: the judge compares them with values it computed itself. Each request carries a random ``id`` that the
+reply must echo, so bytes written straight into the socket by learner code are not taken for a reply.
+
+Learner code shares the child process with this file, so everything the worker still needs after the
+learner's module has run is captured beforehand: builtins (imported below as module globals), the JSON codec
+(the C encoder and scanner), socket and struct methods, and the torch functions used to encode values and to
+record operations (``_T``). Patching ``json``, ``builtins``, ``torch.autograd.profiler`` or ``torch.Tensor``
+from learner code therefore changes nothing the worker relies on; in the sandbox such patches are also
+reported (``record["tampered"]``).
 
 The same :class:`Executor` also runs in-process for notebooks (nbgrader cells, self-learner notebooks), where
 the learner's code already lives in the kernel and there is nothing to isolate.
@@ -23,19 +32,45 @@ the learner's code already lives in the kernel and there is nothing to isolate.
 
 from __future__ import annotations
 
+# Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
+# len, sorted, ...) later does not change what the worker's own code calls.
+from builtins import (  # noqa: A004 - shadowing on purpose
+    AttributeError, BaseException, ChildProcessError, EOFError, Exception, IndexError, KeyboardInterrupt,
+    OSError, PermissionError, RecursionError, RuntimeError, StopIteration, SyntaxError, TypeError, ValueError,
+    all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, hasattr, id, int,
+    isinstance, len, list, max, min, object, open, range, repr, set, sorted, str, sum, tuple, type, vars, zip,
+)
+
+import _hashlib
+import _json
+import _socket
 import json
 import os
 import signal
 import socket
 import struct
 import sys
-import traceback
+import time
 
 MAGIC_LIMIT = 64 * 1024 * 1024  # largest frame either side accepts (bytes of JSON or of arrays)
+REPLY_JSON_LIMIT = 4 * 1024 * 1024  # largest JSON header the judge accepts from a child
+ENCODE_BUDGET = 20000  # most values (tensors, numbers, strings...) one reply may carry
 _HEADER = struct.Struct(">II")
+_pack_header = _HEADER.pack
+_unpack_header = _HEADER.unpack
+_sendall = _socket.socket.sendall
+_recv = _socket.socket.recv
+_settimeout = _socket.socket.settimeout
+_monotonic = time.monotonic
+_urandom = os.urandom
+_os_exit = os._exit
+_os_open, _os_read, _os_close, _os_listdir = os.open, os.read, os.close, os.listdir
+_hmac_digest = _hashlib.hmac_digest
+_same_digest = _hashlib.compare_digest
+MAC_SIZE = 32  # replies end with HMAC-SHA256(key, json + blob) when the judge gave the child a key
 
 # Names that a hand-written stage may not reach, seen at the ATen dispatcher (profiler events are recorded for
-# every dispatched op, composite ones included) and at the Python API level (torch function mode).
+# every dispatched op, composite ones included, on every thread).
 FORBIDDEN_ATEN = (
     "aten::scaled_dot_product_attention",
     "aten::_scaled_dot_product_attention_math",
@@ -49,16 +84,57 @@ FORBIDDEN_ATEN = (
     "aten::_native_multi_head_attention",
     "aten::_transformer_encoder_layer_fwd",
 )
-FORBIDDEN_PY = ("scaled_dot_product_attention", "multi_head_attention_forward")
+# ... and any ATen op whose name contains one of these (new fused kernels keep these words in their names)
+FORBIDDEN_ATEN_WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention",
+                        "multi_head_attention", "transformer_encoder_layer", "flex_attention")
+# Python-level entry points (seen by a torch function mode and, in the sandbox, by marker wrappers).
+FORBIDDEN_PY = ("scaled_dot_product_attention", "multi_head_attention_forward", "flex_attention")
+MARK = "ag::"  # prefix of the worker's own profiler markers
+
+
+# ───────────────────────────── JSON without the json module's Python layer ─────────────────────────────
+
+
+def _not_json(value):
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+_make_encoder = _json.make_encoder
+_encode_str = _json.encode_basestring_ascii
+_scanner = _json.make_scanner(json.JSONDecoder())  # C scanner; hooks (float, int, constants) bound now
+_join = "".join
+
+
+def dumps(value) -> str:
+    """JSON text of ``value`` (dicts, lists, str, int, float incl. NaN/Infinity, bool, None)."""
+    return _join(_make_encoder({}, _not_json, _encode_str, None, ":", ",", False, False, True)(value, 0))
+
+
+def loads(text):
+    """Parse one JSON document (no surrounding whitespace: the frames never have any)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8")
+    try:
+        value, end = _scanner(text, 0)
+    except StopIteration as exc:
+        raise ValueError("invalid JSON in frame") from exc
+    if end != len(text):
+        raise ValueError("trailing data after the JSON header")
+    return value
 
 
 # ───────────────────────────── framing ─────────────────────────────
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     chunks = []
     while n:
-        chunk = sock.recv(min(n, 1 << 20))
+        if deadline is not None:
+            left = deadline - _monotonic()
+            if left <= 0:
+                raise socket.timeout("deadline passed")
+            _settimeout(sock, left)
+        chunk = _recv(sock, min(n, 1 << 20))
         if not chunk:
             raise EOFError("connection closed")
         chunks.append(chunk)
@@ -66,19 +142,36 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def send_frame(sock: socket.socket, header: dict, blob: bytes = b"") -> None:
-    data = json.dumps(header, allow_nan=True).encode()
-    sock.sendall(_HEADER.pack(len(data), len(blob)) + data + blob)
+def send_frame(sock: socket.socket, header: dict, blob: bytes = b"", key: bytes | None = None) -> None:
+    data = dumps(header).encode()
+    frame = _pack_header(len(data), len(blob)) + data + blob
+    if key:
+        frame += _hmac_digest(key, data + blob, "sha256")
+    _sendall(sock, frame)
 
 
-def recv_frame(sock: socket.socket) -> tuple[dict, bytes]:
-    n_json, n_blob = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    if n_json > MAGIC_LIMIT or n_blob > MAGIC_LIMIT:
+class ForgedFrame(ValueError):
+    """A frame whose MAC does not match: it was not written by the worker's own reply path."""
+
+
+def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit: int = MAGIC_LIMIT,
+               key: bytes | None = None) -> tuple[dict, bytes]:
+    """One frame. ``deadline`` (``time.monotonic()`` seconds) bounds the whole frame, not each read, so a
+    peer that trickles bytes cannot hold the reader; oversized frames are refused before being read; with
+    ``key``, the frame's MAC is checked before its JSON is parsed."""
+    n_json, n_blob = _unpack_header(_recv_exact(sock, _HEADER.size, deadline))
+    if n_json > json_limit or n_blob > MAGIC_LIMIT:
         raise ValueError(f"frame too large ({n_json} + {n_blob} bytes)")
-    header = json.loads(_recv_exact(sock, n_json))
+    data = _recv_exact(sock, n_json, deadline)
+    blob = _recv_exact(sock, n_blob, deadline) if n_blob else b""
+    if key:
+        mac = _recv_exact(sock, MAC_SIZE, deadline)
+        if not _same_digest(mac, _hmac_digest(key, data + blob, "sha256")):
+            raise ForgedFrame("the reply is not signed by the worker")
+    header = loads(data)
     if not isinstance(header, dict):
         raise ValueError("frame header is not an object")
-    return header, _recv_exact(sock, n_blob) if n_blob else b""
+    return header, blob
 
 
 # ───────────────────────────── values ─────────────────────────────
@@ -101,6 +194,13 @@ class Blob:
         return b"".join(self.parts)
 
 
+# numpy dtype string ↔ the torch dtype names it may stand for (half types travel as float32)
+ARRAY_DTYPES = {
+    "<f8": ("float64",), "<f4": ("float32", "float16", "bfloat16"), "|b1": ("bool",), "<i8": ("int64",),
+    "<i4": ("int32",), "<i2": ("int16",), "|i1": ("int8",), "|u1": ("uint8",),
+}
+
+
 def encode_array(array, dtype_name: str, device: str, blob: Blob) -> dict:
     """``array`` is a C-contiguous numpy array; ``dtype_name`` the torch dtype it stands for."""
     start, size = blob.add(array.tobytes())
@@ -108,18 +208,140 @@ def encode_array(array, dtype_name: str, device: str, blob: Blob) -> dict:
             "shape": list(array.shape), "device": device}
 
 
-def decode_array(rec: dict, blob: bytes):
+TORCH_DTYPES = frozenset({"float64", "float32", "float16", "bfloat16", "bool", "int64", "int32", "int16", "int8",
+                          "uint8"})
+
+
+def decode_array(rec: dict, blob: bytes, strict: bool = True):
+    """The numpy array an ``__nd__`` record points to. Anything inconsistent raises ``ValueError``: the
+    record may come from a hostile process. ``strict``: the numpy dtype must be the one that stands for the
+    torch dtype (replies); otherwise (requests, where floats travel as float64) any accepted pair will do."""
     import numpy as np
 
-    start, size = rec["__nd__"]
-    if start < 0 or size < 0 or start + size > len(blob):
-        raise ValueError("array record points outside the frame")
-    np_dtype = np.dtype(rec["np"])
-    if np_dtype.hasobject:
-        raise ValueError("object arrays are not accepted")
-    shape = [int(s) for s in rec["shape"]]
-    array = np.frombuffer(blob, dtype=np_dtype, count=size // max(np_dtype.itemsize, 1), offset=start)
+    where = rec.get("__nd__")
+    if (not isinstance(where, list) or len(where) != 2 or not all(type(v) is int for v in where)):
+        raise ValueError("bad array record")
+    start, size = where
+    np_name, torch_name, shape = rec.get("np"), rec.get("dtype"), rec.get("shape")
+    if np_name not in ARRAY_DTYPES or torch_name not in TORCH_DTYPES or (strict and torch_name not in ARRAY_DTYPES[np_name]):
+        raise ValueError(f"array dtype {np_name!r} / {torch_name!r} is not accepted")
+    if not isinstance(shape, list) or len(shape) > 16 or not all(type(s) is int and s >= 0 for s in shape):
+        raise ValueError("bad array shape")
+    np_dtype = np.dtype(np_name)
+    count = 1
+    for s in shape:
+        count *= s
+    if start < 0 or size < 0 or start + size > len(blob) or count * np_dtype.itemsize != size:
+        raise ValueError("array record does not match its bytes")
+    if not isinstance(rec.get("device", "cpu"), str):
+        raise ValueError("bad array device")
+    array = np.frombuffer(blob, dtype=np_dtype, count=count, offset=start)
     return array.reshape(shape)
+
+
+# ───────────────────────────── captured torch references ─────────────────────────────
+
+
+class _Refs:
+    """torch functions the worker uses after learner code has run, captured before it ran."""
+
+
+_T: _Refs | None = None
+
+
+def capture_torch() -> _Refs:
+    """Capture (once per process) every torch callable the executor and the recorder use."""
+    global _T
+    if _T is not None:
+        return _T
+    import torch
+    from torch._C import _autograd as A
+    from torch._C import _profiler as P
+
+    r = _Refs()
+    r.torch = torch
+    r.Tensor = torch.Tensor
+    r.TensorBase = torch._C.TensorBase
+    tb = torch._C.TensorBase
+    r.detach, r.cpu, r.numpy, r.contiguous = tb.detach, tb.cpu, tb.numpy, tb.contiguous
+    r.to, r.clone, r.as_subclass, r.requires_grad_ = tb.to, tb.clone, tb.as_subclass, tb.requires_grad_
+    r.is_floating_point, r.is_complex = tb.is_floating_point, tb.is_complex
+    r.equal, r.from_numpy, r.zeros = torch.equal, torch.from_numpy, torch.zeros
+    r.no_subclass = torch._C.DisableTorchFunctionSubclass
+    r.enable_grad, r.no_grad, r.manual_seed = torch.enable_grad, torch.no_grad, torch.manual_seed
+    r.backward = torch.autograd.backward
+    r.Module = torch.nn.Module
+    r.dtype = torch.dtype
+    r.numpy_ok = (torch.float32, torch.float64, torch.bool, torch.int64, torch.int32, torch.int16, torch.int8,
+                  torch.uint8)
+    r.halves = (torch.bfloat16, torch.float16)
+    # the profiler, straight from its C++ bindings
+    r.enable, r.disable, r.prepare = A._enable_profiler, A._disable_profiler, A._prepare_profiler
+    r.Config, r.State, r.Experimental = P.ProfilerConfig, P.ProfilerState, P._ExperimentalConfig
+    r.cpu_activity = P.ProfilerActivity.CPU
+    r.events = A._ProfilerResult.events
+    r.event_name = A._KinetoEvent.name
+    r.Mark = P._RecordFunctionFast
+    r.mark_enter, r.mark_exit = P._RecordFunctionFast.__enter__, P._RecordFunctionFast.__exit__
+    # torch function modes, for Python-level forbidden entry points
+    r.Mode = torch.overrides.TorchFunctionMode
+    r.push_mode, r.pop_mode = torch._C._push_on_torch_function_stack, torch._C._pop_torch_function_stack
+    r.mode_at, r.n_modes = torch._C._get_function_stack_at, torch._C._len_torch_function_stack
+    _T = r
+    return r
+
+
+def _marker(name: str) -> None:
+    """Leave an event called ``name`` in the running profiler session (no-op when none runs)."""
+    t = _T
+    m = t.Mark(name)
+    t.mark_enter(m)
+    t.mark_exit(m, None, None, None)
+
+
+# Attributes whose identity is recorded before learner code runs; a change is reported as tampering.
+WATCHED_MODULES = ("builtins", "torch", "torch.nn.functional", "torch.autograd", "torch.autograd.profiler",
+                   "torch.overrides", "torch._C._autograd", "torch._C._profiler", "torch.nn.modules.activation",
+                   "json", "numpy")
+WATCHED_CLASSES = (("torch", "Tensor"), ("torch.nn", "Module"), ("torch.nn", "MultiheadAttention"),
+                   ("torch.overrides", "TorchFunctionMode"), ("torch.autograd.profiler", "profile"),
+                   ("torch._C._autograd", "_KinetoEvent"), ("torch._C._autograd", "_ProfilerResult"),
+                   ("json", "JSONEncoder"), ("json", "JSONDecoder"), ("socket", "socket"))
+
+
+def snapshot() -> list:
+    """Identities of the watched modules' and classes' attributes, as they are now: a list of
+    ``(label, object, {attribute: id(value)})``, keeping the objects so later patches are seen even when the
+    name that led to them has been rebound."""
+    snap = []
+    for name in WATCHED_MODULES:
+        module = sys.modules.get(name)
+        if module is not None:
+            snap.append((name, module, {k: id(v) for k, v in list(vars(module).items())}))
+    for mod_name, cls_name in WATCHED_CLASSES:
+        cls = getattr(sys.modules.get(mod_name), cls_name, None)
+        if isinstance(cls, type):
+            snap.append((f"{mod_name}.{cls_name}", cls, {k: id(v) for k, v in list(vars(cls).items())}))
+    return snap
+
+
+def changed_since(snap: list) -> list[str]:
+    """Watched attributes replaced or deleted since ``snap``, and attributes added to a watched class (which
+    override what it inherits). New module attributes are not reported: torch adds lazily imported
+    submodules by itself."""
+    changed = []
+    for label, obj, ids in snap:
+        now = vars(obj)
+        for key, ident in ids.items():
+            value = now.get(key, _MISSING)
+            if value is _MISSING or id(value) != ident:
+                changed.append(f"{label}.{key}")
+        if isinstance(obj, type):
+            changed.extend(f"{label}.{key}" for key in list(now) if key not in ids)
+    return sorted(changed)
+
+
+_MISSING = object()
 
 
 # ───────────────────────────── the executor (student side) ─────────────────────────────
@@ -129,25 +351,19 @@ class StudentError(Exception):
     """Raised inside the executor when the learner's code fails; carries a teaching summary."""
 
 
-def _short_traceback(exc: BaseException, filename: str) -> dict:
-    """Where in the learner's own file the error happened, without the autograder's frames."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    where = None
-    if frames:
-        last = frames[-1]
-        where = {"line": last.lineno, "function": last.name, "code": (last.line or "").strip()}
-    return {"type": type(exc).__name__, "message": str(exc)[:2000], "where": where}
-
-
 class Executor:
-    """Runs requests against one learner module. Trusted code on the outside sends only plain data."""
+    """Runs requests against one learner module. Trusted code on the outside sends only plain data.
 
-    def __init__(self) -> None:
-        import torch
+    ``guard`` is the sandbox child's :class:`Guard` (tamper flags, integrity baseline); in-process
+    (notebooks) there is none and nothing is checked beyond what the recorder itself sees."""
 
-        self.torch = torch
+    def __init__(self, guard: "Guard | None" = None) -> None:
+        self.t = capture_torch()
+        self.torch = self.t.torch
+        self.guard = guard
         self.namespace: dict | None = None
         self.filename = "<student>"
+        self.lines: list[str] = []
         self.handles: dict[int, object] = {}
         self.load_error: dict | None = None
 
@@ -156,6 +372,9 @@ class Executor:
         import types
 
         self.filename = filename
+        self.lines = source.splitlines()
+        if self.guard is not None:
+            self.guard.filename = filename
         module = types.ModuleType("student_stage")
         module.__file__ = filename
         sys.modules["student_stage"] = module
@@ -167,39 +386,67 @@ class Executor:
                                "where": {"line": exc.lineno, "function": "<module>", "code": (exc.text or "").strip()}}
             return {"ok": False, "error": self.load_error}
         except BaseException as exc:  # noqa: BLE001 - any failure at import is the learner's
-            self.load_error = _short_traceback(exc, filename)
+            self.load_error = self._error(exc)
             return {"ok": False, "error": self.load_error}
         self.namespace = module.__dict__
-        return {"ok": True, "names": sorted(k for k in module.__dict__ if not k.startswith("_"))}
+        reply = {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
+        flags = self.guard.flags() if self.guard is not None else []
+        if flags:
+            reply["tampered"] = flags
+        return reply
 
     def use_namespace(self, namespace: dict, filename: str = "<notebook>") -> None:
         """In-process mode: the learner's functions already live in ``namespace``."""
         self.namespace = namespace
         self.filename = filename
 
+    def _error(self, exc: BaseException) -> dict:
+        """Type, message and the line of the learner's own file where it happened (no autograder frames)."""
+        try:
+            message = str(exc)[:2000]
+        except BaseException:  # noqa: BLE001 - a learner's exception class may fail in __str__
+            message = "<the error message could not be shown>"
+        where = None
+        tb = exc.__traceback__
+        depth = 0
+        while tb is not None and depth < 200:
+            code = tb.tb_frame.f_code
+            if code.co_filename == self.filename:
+                line = tb.tb_lineno
+                text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+                where = {"line": line, "function": code.co_name, "code": text[:200]}
+            tb = tb.tb_next
+            depth += 1
+        return {"type": type(exc).__name__[:100], "message": message, "where": where}
+
     # -- values -------------------------------------------------------------------------------------------
     def _dtype(self, name):
-        return None if name is None else getattr(self.torch, name)
+        if name is None:
+            return None
+        value = getattr(self.torch, str(name), None)
+        if not isinstance(value, self.t.dtype):
+            raise ValueError(f"unknown dtype {name!r}")
+        return value
 
     def to_tensor(self, rec: dict, blob: bytes):
-        torch = self.torch
-        array = decode_array(rec, blob)
-        t = torch.from_numpy(array.copy())
+        t = self.t
+        array = decode_array(rec, blob, strict=False)
+        x = t.from_numpy(array.copy())
         dtype = self._dtype(rec.get("dtype"))
         device = rec.get("device") or "cpu"
-        if rec.get("noncontig") and t.dim() >= 1:
+        if rec.get("noncontig") and x.dim() >= 1:
             # same values, but a view with a stride of 2 on the last dim: catches code that assumes .view works
-            wide = torch.zeros(*t.shape[:-1], t.shape[-1] * 2, dtype=t.dtype)
-            wide[..., ::2] = t
-            t = wide[..., ::2]
-        t = t.to(device=device, dtype=dtype) if not rec.get("noncontig") else t.to(dtype=dtype).to(device)
+            wide = t.zeros(*x.shape[:-1], x.shape[-1] * 2, dtype=x.dtype)
+            wide[..., ::2] = x
+            x = wide[..., ::2]
+        x = t.to(x, device=device, dtype=dtype) if not rec.get("noncontig") else t.to(t.to(x, dtype=dtype), device)
         if rec.get("noncontig") and device != "cpu":
-            wide = torch.zeros(*t.shape[:-1], t.shape[-1] * 2, dtype=t.dtype, device=device)
-            wide[..., ::2] = t
-            t = wide[..., ::2]
+            wide = t.zeros(*x.shape[:-1], x.shape[-1] * 2, dtype=x.dtype, device=device)
+            wide[..., ::2] = x
+            x = wide[..., ::2]
         if rec.get("requires_grad"):
-            t.requires_grad_(True)
-        return t
+            t.requires_grad_(x, True)
+        return x
 
     def decode(self, value, blob: bytes):
         if isinstance(value, dict):
@@ -214,62 +461,97 @@ class Executor:
             return [self.decode(v, blob) for v in value]
         return value
 
-    def encode(self, value, blob: Blob, depth: int = 0):
-        """Learner values → plain records. Only real tensor data leaves: subclasses are unwrapped first."""
-        torch = self.torch
+    def encode(self, value, blob: Blob, depth: int = 0, budget: list | None = None):
+        """Learner values → plain records. Only real tensor data leaves: subclasses are unwrapped first, with
+        the C-level tensor methods captured before learner code ran (a subclass cannot lie about them)."""
+        t = self.t
+        if budget is None:
+            budget = [ENCODE_BUDGET]
+        budget[0] -= 1
+        if budget[0] < 0:
+            return {"__repr__": "<too many values>"}
         if depth > 6:
             return {"__repr__": "<nested too deeply>"}
-        if isinstance(value, torch.Tensor):
-            with torch._C.DisableTorchFunctionSubclass():
-                t = torch.Tensor.detach(value)
-                if type(t) is not torch.Tensor:
-                    t = torch.Tensor.as_subclass(t, torch.Tensor)
-                dtype_name = str(t.dtype).replace("torch.", "")
-                device = str(t.device)
-                t = torch.Tensor.cpu(t)
-                if t.dtype in (torch.bfloat16, torch.float16):
-                    t = t.to(torch.float32)
-                if t.is_complex() or t.dtype not in _NUMPY_OK(torch):
+        if isinstance(value, t.TensorBase):
+            with t.no_subclass():
+                x = t.detach(value)
+                if type(x) is not t.Tensor:
+                    x = t.as_subclass(x, t.Tensor)
+                dtype_name = str(x.dtype).replace("torch.", "")
+                device = str(x.device)
+                x = t.cpu(x)
+                if x.dtype in t.halves:
+                    x = t.to(x, t.torch.float32)
+                if t.is_complex(x) or x.dtype not in t.numpy_ok:
                     return {"__repr__": f"tensor of dtype {dtype_name}"}
-                array = torch.Tensor.numpy(t.contiguous()).copy()
+                array = t.numpy(t.contiguous(x)).copy()
             return encode_array(array, dtype_name, device, blob)
         if isinstance(value, bool) or value is None:
-            return value
-        if isinstance(value, (int, float)) and type(value) in (int, float):
+            return bool(value) if value is not None else None
+        if type(value) in (int, float):
             return value
         if type(value) is str:
             return value[:1000]
         if type(value) in (tuple, list):
-            items = [self.encode(v, blob, depth + 1) for v in value[:64]]
+            items = [self.encode(v, blob, depth + 1, budget) for v in value[:64]]
             return {"__tuple__": items} if type(value) is tuple else items
         if type(value) is dict:
-            return {str(k)[:100]: self.encode(v, blob, depth + 1) for k, v in list(value.items())[:64]}
-        if isinstance(value, torch.dtype):
+            return {str(k)[:100]: self.encode(v, blob, depth + 1, budget) for k, v in list(value.items())[:64]}
+        if isinstance(value, t.dtype):
             return {"__dtype__": str(value).replace("torch.", "")}
-        return {"__repr__": f"<{type(value).__name__}>"}
+        return {"__repr__": f"<{type(value).__name__[:100]}>"}
 
     # -- recording what the learner's code dispatched ------------------------------------------------------
     def _record(self, fn, record: bool):
-        """Run ``fn()``; when ``record``, also return the ATen ops and torch API calls it made."""
+        """Run ``fn()``; when ``record``, also return the ATen ops it dispatched (on every thread) and the
+        forbidden entry points it reached.
+
+        Only captured references are used: the profiler is driven through its C++ bindings, and random
+        markers at the start and the end of the session show that it was not stopped or restarted by the
+        learner's code in between."""
         if not record:
             return fn(), None
-        torch = self.torch
-        from torch.overrides import TorchFunctionMode
-
-        py_calls: list[str] = []
-
-        class _Calls(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                name = getattr(func, "__name__", "")
-                if name in FORBIDDEN_PY:
-                    py_calls.append(name)
-                return func(*args, **(kwargs or {}))
-
-        with _quiet_stderr(), torch.autograd.profiler.profile() as prof:
-            with _Calls():
+        t = self.t
+        tag = MARK + _urandom(8).hex()
+        seen: list[str] = []
+        mode = _ForbiddenCalls(seen)
+        config = t.Config(t.State.KINETO, False, False, False, False, False,
+                          t.Experimental(profile_all_threads=True), "")
+        activities = {t.cpu_activity}
+        broken: list[str] = []
+        with _quiet_stderr():
+            t.prepare(config, activities)
+            t.enable(config, activities)
+            _marker(tag + ":start")
+            depth = t.n_modes()
+            t.push_mode(mode)
+            try:
                 out = fn()
-        ops = [e.name for e in prof.function_events]
-        return out, {"n_ops": len(ops), "forbidden": sorted({o for o in ops if o in FORBIDDEN_ATEN} | set(py_calls))}
+            finally:
+                if t.n_modes() != depth + 1 or t.mode_at(depth) is not mode:
+                    broken.append("torch-function-mode")
+                    while t.n_modes() > depth:
+                        t.pop_mode()
+                else:
+                    t.pop_mode()
+                _marker(tag + ":end")
+                try:
+                    result = t.disable()
+                except BaseException:  # noqa: BLE001 - the learner's code stopped our session
+                    result = None
+        names = [t.event_name(e) for e in t.events(result)] if result is not None else []
+        if tag + ":start" not in names or tag + ":end" not in names:
+            broken.append("profiler")
+        ops = [n for n in names if not n.startswith(MARK) and not n.startswith("[")]
+        forbidden = {n for n in ops if n in FORBIDDEN_ATEN or (n.startswith("aten::") and
+                                                                any(w in n for w in FORBIDDEN_ATEN_WORDS))}
+        forbidden |= {n[len(MARK) + 4:] for n in names if n.startswith(MARK + "py::")}
+        forbidden |= set(seen)
+        tampered = sorted(set(broken) | set(self.guard.flags() if self.guard is not None else []))
+        rec = {"n_ops": len(ops) if "profiler" not in broken else None,
+               "forbidden": sorted(forbidden) + ["tampered:" + n for n in tampered],
+               "tampered": tampered}
+        return out, rec
 
     # -- requests -----------------------------------------------------------------------------------------
     def handle(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
@@ -283,17 +565,17 @@ class Executor:
             if self.namespace is None:
                 return {"ok": False, "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"}}, b""
             if op == "has":
-                return {"ok": True, "value": {n: n in self.namespace for n in req["names"]}}, b""
+                return {"ok": True, "value": {str(n): n in self.namespace for n in req["names"]}}, b""
             if op in ("call", "new", "method"):
                 return self._call(op, req, blob, out), out.bytes()
             if op == "state":
                 module = self.handles[req["handle"]]
-                state = {k: self.encode(v, out) for k, v in module.state_dict().items()}
+                state = {str(k): self.encode(v, out) for k, v in module.state_dict().items()}
                 return {"ok": True, "value": state}, out.bytes()
             if op == "load_state":
                 module = self.handles[req["handle"]]
                 state = {k: self.decode(v, blob) for k, v in req["state"].items()}
-                with self.torch.no_grad():
+                with self.t.no_grad():
                     module.load_state_dict(state, strict=True)
                 return {"ok": True}, b""
             if op == "describe":
@@ -309,9 +591,9 @@ class Executor:
         except StudentError as exc:
             return {"ok": False, "error": exc.args[0]}, b""
         except BaseException as exc:  # noqa: BLE001
-            if isinstance(exc, (KeyboardInterrupt,)):
+            if isinstance(exc, KeyboardInterrupt):
                 raise
-            return {"ok": False, "error": _short_traceback(exc, self.filename)}, b""
+            return {"ok": False, "error": self._error(exc)}, b""
 
     def _lookup(self, name: str):
         if name not in self.namespace:
@@ -319,9 +601,11 @@ class Executor:
         return self.namespace[name]
 
     def _call(self, op: str, req: dict, blob: bytes, out: Blob) -> dict:
-        torch = self.torch
+        t = self.t
         args = self.decode(req.get("args", []), blob)
         kwargs = self.decode(req.get("kwargs", {}), blob)
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise ValueError("bad arguments")
         if op == "method":
             target = self.handles[req["handle"]]
             method = req.get("method", "__call__")
@@ -330,17 +614,17 @@ class Executor:
             fn = self._lookup(req["name"])
         before = None
         if req.get("return_inputs"):
-            before = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
+            before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
         if req.get("seed") is not None:
-            torch.manual_seed(int(req["seed"]))
-        grad_mode = torch.enable_grad() if req.get("grad") else torch.no_grad() if req.get("no_grad") else _null()
+            t.manual_seed(int(req["seed"]))
+        grad_mode = t.enable_grad() if req.get("grad") else t.no_grad() if req.get("no_grad") else _null()
         try:
             with grad_mode:
                 value, rec = self._record(lambda: fn(*args, **kwargs), bool(req.get("record")))
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            raise StudentError(_short_traceback(exc, self.filename)) from None
+            raise StudentError(self._error(exc)) from None
         reply: dict = {"ok": True}
         if op == "new":
             handle = len(self.handles) + 1
@@ -352,46 +636,72 @@ class Executor:
             reply["record"] = rec
         if before is not None:
             reply["inputs_changed"] = [
-                bool(b is not None and isinstance(a, torch.Tensor)
-                     and (a.shape != b.shape or not torch.equal(torch.Tensor.detach(a), b)))
+                bool(b is not None and isinstance(a, t.TensorBase)
+                     and (a.shape != b.shape or not t.equal(t.as_subclass(t.detach(a), t.Tensor), b)))
                 for a, b in zip(args, before)
             ]
         grad = req.get("grad")
         if grad:
             # d(sum(out * upstream))/d(params and grad-requiring inputs): the judge compares with its own grads
             upstream = self.decode(grad["upstream"], blob)
-            if not isinstance(value, torch.Tensor) or not value.requires_grad:
+            if not isinstance(value, t.TensorBase) or not value.requires_grad:
                 reply["grads"] = None
             else:
-                torch.autograd.backward(value, upstream.to(value.device, value.dtype))
+                t.backward(value, t.to(upstream, value.device, value.dtype))
                 grads = {}
                 if op == "method":
                     for name, p in self.handles[req["handle"]].named_parameters():
-                        grads[name] = self.encode(p.grad, out) if p.grad is not None else None
+                        grads[str(name)] = self.encode(p.grad, out) if p.grad is not None else None
                 for i, a in enumerate(args):
-                    if isinstance(a, torch.Tensor) and a.requires_grad:
+                    if isinstance(a, t.TensorBase) and a.requires_grad:
                         grads[f"arg{i}"] = self.encode(a.grad, out) if a.grad is not None else None
                 reply["grads"] = grads
         return reply
 
     def _describe(self, obj) -> dict:
-        torch = self.torch
-        if not isinstance(obj, torch.nn.Module):
-            return {"type": type(obj).__name__, "module": False}
+        t = self.t
+        if not isinstance(obj, t.Module):
+            return {"type": type(obj).__name__[:100], "module": False}
         return {
-            "type": type(obj).__name__,
+            "type": type(obj).__name__[:100],
             "module": True,
-            "params": {n: {"shape": list(p.shape), "dtype": str(p.dtype).replace("torch.", ""),
-                           "requires_grad": bool(p.requires_grad)} for n, p in obj.named_parameters()},
-            "buffers": {n: {"shape": list(b.shape), "dtype": str(b.dtype).replace("torch.", "")}
+            "params": {str(n): {"shape": [int(s) for s in p.shape], "dtype": str(p.dtype).replace("torch.", ""),
+                                "requires_grad": bool(p.requires_grad)} for n, p in obj.named_parameters()},
+            "buffers": {str(n): {"shape": [int(s) for s in b.shape], "dtype": str(b.dtype).replace("torch.", "")}
                         for n, b in obj.named_buffers()},
-            "modules": {n: type(m).__name__ for n, m in obj.named_modules() if n},
+            "modules": {str(n): type(m).__name__[:100] for n, m in obj.named_modules() if n},
             "training": bool(obj.training),
         }
 
 
-def _NUMPY_OK(torch):
-    return (torch.float32, torch.float64, torch.bool, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+def _forbidden_calls_class():
+    t = capture_torch()
+
+    class ForbiddenCalls(t.Mode):
+        """A torch function mode that notes calls of forbidden Python-level entry points (also as profiler
+        markers, which learner code cannot reach to erase)."""
+
+        def __init__(self, seen: list):
+            self.seen = seen
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "")
+            if name in FORBIDDEN_PY:
+                self.seen.append(name)
+                _marker(MARK + "py::" + name)
+            return func(*args, **(kwargs or {}))
+
+    return ForbiddenCalls
+
+
+def _ForbiddenCalls(seen: list):
+    global _FORBIDDEN_CALLS
+    if _FORBIDDEN_CALLS is None:
+        _FORBIDDEN_CALLS = _forbidden_calls_class()
+    return _FORBIDDEN_CALLS(seen)
+
+
+_FORBIDDEN_CALLS = None
 
 
 class _null:
@@ -408,6 +718,9 @@ class _quiet_stderr:
     def __enter__(self):
         try:
             sys.stderr.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+        try:
             self.saved = os.dup(2)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 2)
@@ -423,12 +736,177 @@ class _quiet_stderr:
         return False
 
 
+# ───────────────────────────── sandbox guards ─────────────────────────────
+
+
+# audit events that read or write the interpreter's memory behind Python's back: refused and flagged
+_REFUSED_EVENTS = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys.settrace",
+    "sys.setprofile", "ctypes.addressof", "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at",
+    "ctypes.wstring_at",
+})
+# starting processes: allowed (the OS limits hold them), but work done there escapes the op record
+_PROCESS_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                             "subprocess.Popen", "pty.spawn"})
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_COMPILE_MODULES = ("torch._dynamo", "torch._inductor", "torch.utils.cpp_extension")
+
+
+class Guard:
+    """The sandbox child's watchman: an audit hook (which no code can remove) plus the integrity baseline.
+
+    ``flags()`` lists what the learner's code did that makes the operation record untrustworthy: patched
+    watched attributes (``torch.autograd.profiler.profile``...), memory introspection (gc, ctypes, /proc/*/mem:
+    also refused), frame access from the learner's own code, starting processes, compiling code, or loading
+    native code from a writable place."""
+
+    def __init__(self, baseline: dict, runtime_dirs: tuple):
+        self.baseline = baseline
+        self.runtime_dirs = runtime_dirs
+        self.filename = "<student>"
+        self.events: set[str] = set()
+        self._busy = False
+        self._getframe = sys._getframe
+
+    def install(self) -> None:
+        sys.addaudithook(self._hook)
+
+    def flags(self) -> list[str]:
+        found = set(self.events)
+        found |= set(changed_since(self.baseline))
+        found |= self._foreign_code()
+        return sorted(found)
+
+    def _hook(self, event: str, args) -> None:
+        if self._busy:
+            return
+        if event in _REFUSED_EVENTS:
+            self.events.add(event)
+            raise RuntimeError(f"{event} is not available in the grading sandbox")
+        if event == "open" and args and isinstance(args[0], str):
+            path = args[0]
+            if path.startswith("/proc/") and (path.endswith("/mem") or "/map_files/" in path):
+                self.events.add("open:" + path)
+                raise PermissionError(f"{path} is not available in the grading sandbox")
+            return
+        if event in _PROCESS_EVENTS:
+            self.events.add("process:" + event)
+            return
+        if event == "import" and args and isinstance(args[0], str):
+            name = args[0]
+            if name.startswith(_COMPILE_MODULES) and name not in sys.modules:
+                self.events.add("compile:" + name)
+            elif name == "torch.nn.attention.flex_attention":
+                self.events.add("flex_attention")
+            return
+        if event in ("ctypes.dlopen", "ctypes.dlsym"):
+            text = " ".join(str(a) for a in args).lower()
+            if not any(w in text for w in ("cuda", "nvidia", "nvml", "cudnn", "cublas")):
+                self.events.add(event)
+            return
+        if event == "sys._getframe" or (event == "object.__getattr__" and len(args) > 1 and args[1] in _FRAME_ATTRS):
+            self._busy = True
+            try:
+                frame = self._getframe(1)  # the code that asked (0 is this hook)
+                names = []
+                for _ in range(3):
+                    if frame is None:
+                        break
+                    names.append(frame.f_code.co_filename)
+                    frame = frame.f_back
+            except ValueError:
+                names = []
+            finally:
+                self._busy = False
+            mine = self.filename
+            if names and (names[0] == mine or (len(names) > 1 and names[1] == mine and
+                                               names[0].endswith(("/inspect.py", "/traceback.py")))):
+                self.events.add("frames")
+
+    def _foreign_code(self) -> set:
+        """Executable code mapped from outside the read-only runtime (a compiled extension in /tmp...)."""
+        found = set()
+        try:
+            fd = _os_open("/proc/self/maps", os.O_RDONLY)
+            try:
+                chunks = []
+                while True:
+                    chunk = _os_read(fd, 1 << 16)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+            finally:
+                _os_close(fd)
+        except OSError:
+            return found
+        for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+            parts = line.split(None, 5)
+            if len(parts) < 6 or "x" not in parts[1]:
+                continue
+            path = parts[5]
+            if path.startswith("[") or not path.startswith("/") and not path.startswith("memfd:"):
+                continue
+            if path.startswith("memfd:") or path.endswith("(deleted)") or not path.startswith(self.runtime_dirs):
+                found.add("native-code:" + path[:200])
+        return found
+
+
+def _runtime_dirs() -> tuple:
+    """Read-only places executable code may legitimately be mapped from."""
+    dirs = {"/usr/", "/lib/", "/lib64/", "/lib32/", "/bin/", "/sbin/", "/opt/", "/etc/"}
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+        dirs.add(os.path.realpath(p).rstrip("/") + "/")
+        dirs.add(p.rstrip("/") + "/")
+    for name in ("torch", "numpy"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            top = os.path.dirname(os.path.dirname(module.__file__))
+            dirs.add(top.rstrip("/") + "/")
+            dirs.add(os.path.realpath(top).rstrip("/") + "/")
+    return tuple(sorted(dirs))
+
+
+def _guard_python_entry_points() -> None:
+    """In the zygote: wrap Python-level fused-attention entry points so that a call leaves a profiler marker
+    even with torch function handling disabled, and make the profiler's controls unusable by learner code
+    (the recorder keeps the originals it captured)."""
+    import torch
+    import torch.nn.functional as F
+
+    t = capture_torch()
+    original = F.multi_head_attention_forward
+
+    def multi_head_attention_forward(*args, **kwargs):
+        _marker(MARK + "py::multi_head_attention_forward")
+        return original(*args, **kwargs)
+
+    multi_head_attention_forward.__doc__ = original.__doc__
+    multi_head_attention_forward.__module__ = original.__module__
+    F.multi_head_attention_forward = multi_head_attention_forward
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("the profiler is reserved for the autograder inside the grading sandbox")
+
+    controls = {id(getattr(torch._C._autograd, n)) for n in (
+        "_enable_profiler", "_disable_profiler", "_prepare_profiler", "_toggle_collection_dynamic",
+        "_enable_profiler_legacy", "_disable_profiler_legacy", "_kineto_step") if hasattr(torch._C._autograd, n)}
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for key, value in list(namespace.items()):
+            if id(value) in controls:
+                namespace[key] = refuse
+    assert t.enable is not refuse
+
+
 # ───────────────────────────── child process ─────────────────────────────
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, guard: Guard | None = None) -> None:
     """Answer requests on ``sock`` until the judge says goodbye or hangs up."""
-    executor = Executor()
+    executor = Executor(guard)
+    key = None
     while True:
         try:
             req, blob = recv_frame(sock)
@@ -436,11 +914,28 @@ def serve(sock: socket.socket) -> None:
             return
         if req.get("op") == "bye":
             return
+        if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
+            key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
+        rid = req.get("id")
         reply, out = executor.handle(req, blob)
         try:
             if len(out) > MAGIC_LIMIT:
                 reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
-            send_frame(sock, reply, out)
+            reply["id"] = rid
+            try:
+                data = dumps(reply).encode()
+            except (TypeError, ValueError, RecursionError):
+                reply, out = {"ok": False, "id": rid, "error": {"type": "ProtocolError",
+                                                               "message": "the reply could not be encoded"}}, b""
+                data = dumps(reply).encode()
+            if len(data) > REPLY_JSON_LIMIT:
+                data = dumps({"ok": False, "id": rid, "error": {"type": "OutputTooLarge",
+                                                                "message": "the result is too large to return"}}).encode()
+                out = b""
+            frame = _pack_header(len(data), len(out)) + data + out
+            if key:
+                frame += _hmac_digest(key, data + out, "sha256")
+            _sendall(sock, frame)
         except (OSError, ValueError):
             return
 
@@ -461,8 +956,12 @@ def _apply_limits(limits: dict) -> None:
             pass
 
     if limits.get("memory_mb"):
-        # address space = what the warm zygote already maps + the learner's allowance
-        setlim(resource.RLIMIT_AS, _vm_size() + int(limits["memory_mb"]) * 1024 * 1024)
+        # address space = what the warm zygote already maps + the learner's allowance (with CUDA, whose driver
+        # reserves huge address ranges, the data segment is limited instead)
+        if limits.get("cuda"):
+            setlim(resource.RLIMIT_DATA, _status_kb("VmData") * 1024 + int(limits["memory_mb"]) * 1024 * 1024)
+        else:
+            setlim(resource.RLIMIT_AS, _status_kb("VmSize") * 1024 + int(limits["memory_mb"]) * 1024 * 1024)
     setlim(resource.RLIMIT_CPU, limits.get("cpu_s"), slack=2)  # SIGXCPU first, SIGKILL 2 s later
     setlim(resource.RLIMIT_FSIZE, limits.get("file_mb", 8) * 1024 * 1024)
     setlim(resource.RLIMIT_CORE, 0)
@@ -471,57 +970,160 @@ def _apply_limits(limits: dict) -> None:
         setlim(resource.RLIMIT_NPROC, limits["nproc"])
 
 
-def _vm_size() -> int:
+def _status_kb(field: str, pid: str = "self") -> int:
     try:
-        with open("/proc/self/status") as fh:
+        with open(f"/proc/{pid}/status") as fh:
             for line in fh:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
         pass
-    return 4 << 30
+    return 4 << 20
 
 
-def _child(rpc: socket.socket, req: dict, workdir: str) -> None:
+def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None) -> None:
     """In the forked child: own session, private directory, output to a capped file, limits, then serve."""
-    os.setsid()
-    os.makedirs(workdir, exist_ok=True)
-    os.chdir(workdir)
-    os.environ["HOME"] = workdir
-    os.environ["TMPDIR"] = workdir
-    fd = os.open(os.path.join(workdir, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of prints fails the write, not the process
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE):
-        signal.signal(sig, signal.SIG_DFL)
-    _apply_limits(req.get("limits", {}))
     try:
-        serve(rpc)
+        os.setsid()
+        os.makedirs(workdir, exist_ok=True)
+        os.chdir(workdir)
+        os.environ["HOME"] = workdir
+        os.environ["TMPDIR"] = workdir
+        fd = os.open(os.path.join(workdir, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of prints fails the write, not the process
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        _apply_limits(req.get("limits", {}))
+        if guard is not None:
+            import types
+
+            # the worker's own module is no longer importable by name; learner code starts from scratch
+            _KEEP.append(sys.modules.get("__main__"))
+            sys.modules["__main__"] = types.ModuleType("__main__")
+            guard.install()
+        serve(rpc, guard)
     finally:
-        os._exit(0)
+        _os_exit(0)
 
 
-def _kill_others(keep: set[int]) -> None:
-    """Inside the sandbox's own PID namespace: whatever the last child left running is killed."""
-    for _ in range(3):
-        found = False
-        for name in os.listdir("/proc"):
-            if name.isdigit() and int(name) not in keep:
-                try:
-                    os.kill(int(name), signal.SIGKILL)
-                    found = True
-                except (ProcessLookupError, PermissionError):
-                    pass
-        if not found:
+_KEEP: list = []
+
+
+def _processes(pid_namespace: bool, own_uid: bool, me: int) -> list[int]:
+    """Processes the learner may have left behind: everything else in the sandbox's PID namespace; without
+    one, every descendant of the zygote (a child subreaper: double-forked daemons are re-parented to it, not
+    lost) and, with a dedicated uid, every process of that uid."""
+    found = []
+    uid = os.getuid()
+    parents = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me or (pid_namespace and int(name) == 1):
+            continue
+        pid = int(name)
+        if pid_namespace:
+            found.append(pid)
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                parents[pid] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            if own_uid and os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+    if not pid_namespace:
+        mine = {me}
+        grew = True
+        while grew:
+            grew = False
+            for pid, ppid in parents.items():
+                if ppid in mine and pid not in mine:
+                    mine.add(pid)
+                    grew = True
+        found = sorted(set(found) | (mine - {me}))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True unless the process is gone or a zombie (dead, waiting to be collected)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def _kill_all(pids_of, patience: float = 10.0) -> None:
+    """SIGKILL the processes ``pids_of()`` lists until none is alive (a fork loop may race the first pass,
+    and a killed process takes a moment to die). Zombies are left for the caller to collect."""
+    deadline = _monotonic() + patience
+    pause = 0.002
+    while True:
+        pids = [p for p in pids_of() if _alive(p)]
+        if not pids or _monotonic() > deadline:
             return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _reap() -> None:
+    """Collect exited processes (the zygote is PID 1 of its namespace: orphans become its children)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _memory_mb(pids: list[int], base_kb: int) -> float:
+    """Private memory the listed processes hold beyond what each inherited from the zygote (statm:
+    resident minus file-backed and shared pages)."""
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                fields = fh.read().split()
+            anon_kb = (int(fields[1]) - int(fields[2])) * page_kb
+        except (OSError, ValueError, IndexError):
+            continue
+        total += max(0, anon_kb - base_kb)
+    return total / 1024
 
 
 def _wipe(path: str) -> None:
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _wipe_contents(folder: str) -> None:
+    """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next."""
+    import shutil
+
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for name in entries:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 def warm_up() -> None:
@@ -536,23 +1138,52 @@ def warm_up() -> None:
     lin = torch.nn.Linear(8, 8)
     w = (lin(x) @ x.transpose(-2, -1) / 8 ** 0.5).masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))
     (torch.softmax(w, -1) @ x).sum().backward()
+    y = torch.nn.Linear(8, 8)(torch.randn(2, 4, 8)).softmax(-1)
+    torch.autograd.backward(y, torch.ones_like(y))  # an explicit gradient imports sympy: once, here, not per child
     torch.tril(torch.ones(4, 4)).cumsum(0)
-    with _quiet_stderr(), torch.autograd.profiler.profile():
-        torch.ones(2) + 1
     torch.nn.functional.dropout(x, 0.1)
+    capture_torch()
+    executor = Executor()
+    executor._record(lambda: torch.ones(2) + 1, True)  # the profiler's first session is slow
+    executor.encode(torch.ones(2, dtype=torch.float16), Blob())
 
 
-def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str) -> None:
+def _prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _set_dumpable(flag: bool) -> None:
+    """PR_SET_DUMPABLE: a non-dumpable zygote cannot be ptraced and its /proc files (memory, fds) are closed
+    to the children, which run under the same uid."""
+    _prctl(4, int(flag))
+
+
+def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: bool = False) -> None:
     """Serve fork requests from the judge: one fresh child per (submission, stage).
 
     The control socket is SOCK_SEQPACKET, so each JSON message is one packet; a fork request carries the
-    child's RPC socket as an SCM_RIGHTS file descriptor.
+    child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
+    of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and kills
+    the lot when it is exceeded. After each child, every process the child left behind is killed and the
+    sandbox's /tmp is emptied.
     """
     import select
 
     warm_up()
-    control.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    _guard_python_entry_points()
+    guard_baseline = snapshot()
+    runtime = _runtime_dirs()
+    _set_dumpable(False)
+    if not pid_namespace:
+        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
     me = os.getpid()
+    base_kb = _status_kb("RssAnon")
+    control.send(dumps({"op": "ready", "pid": me}).encode())
     counter = 0
     while True:
         try:
@@ -562,7 +1193,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str) -> None:
         if not msg:
             return
         try:
-            req = json.loads(msg)
+            req = loads(msg)
         except ValueError:
             req = {}
         if req.get("op") == "quit":
@@ -574,41 +1205,46 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str) -> None:
         counter += 1
         workdir = os.path.join(base_tmp, f"c{counter}")
         rpc = socket.socket(fileno=fds[0])
+        limits = req.get("limits", {}) or {}
+        budget_mb = float(limits.get("memory_mb") or 0) * 1.25 + 64
         pid = os.fork()
         if pid == 0:
             control.close()
-            _child(rpc, req, workdir)
+            _set_dumpable(True)
+            _child(rpc, req, workdir, Guard(guard_baseline, runtime))
         rpc.close()
         pidfd = os.pidfd_open(pid)
-        killed = False
+
+        def tree():
+            return _processes(pid_namespace, own_uid, me)
+
+        killed = why = None
         while True:
-            ready, _, _ = select.select([pidfd, control], [], [])
+            ready, _, _ = select.select([pidfd, control], [], [], 0.1 if pid_namespace else 0.25)
             if pidfd in ready:
                 break
-            try:
-                kmsg = control.recv(1 << 16)
-            except OSError:
-                kmsg = b""
-            if not kmsg or b'"kill"' in kmsg:
-                killed = True
+            if control in ready:
                 try:
-                    os.killpg(pid, signal.SIGKILL)
+                    kmsg = control.recv(1 << 16)
                 except OSError:
-                    pass
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                if not kmsg:
-                    return
+                    kmsg = b""
+                if not kmsg or b'"kill"' in kmsg:
+                    killed = True
+                    _kill_all(lambda: [p for p in tree() + [pid] if p != me])
+                    if not kmsg:
+                        return
+                continue
+            if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
+                killed, why = True, "memory"
+                _kill_all(lambda: [p for p in tree() + [pid] if p != me])
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         try:
             os.killpg(pid, signal.SIGKILL)  # the child's own session: helpers it started
         except OSError:
             pass
-        if pid_namespace:
-            _kill_others({1, me})
+        _kill_all(tree)  # whatever the child left behind, detached or not
+        _reap()
         tail = ""
         try:
             with open(os.path.join(workdir, ".output"), "rb") as fh:
@@ -619,12 +1255,15 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str) -> None:
         except OSError:
             pass
         _wipe(workdir)
-        info = {"op": "exited", "killed": killed, "output_tail": tail}
+        _wipe_contents(base_tmp)
+        info = {"op": "exited", "killed": bool(killed), "output_tail": tail}
+        if why:
+            info["reason"] = why
         if os.WIFSIGNALED(status):
             info["signal"] = os.WTERMSIG(status)
         else:
             info["code"] = os.WEXITSTATUS(status)
-        control.send(json.dumps(info).encode())
+        control.send(dumps(info).encode())
 
 
 def main(argv: list[str]) -> None:
@@ -633,11 +1272,13 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--pid-namespace", action="store_true")
+    parser.add_argument("--own-uid", action="store_true", help="the worker runs under a uid of its own")
     parser.add_argument("--tmp", default="/tmp")
     opts = parser.parse_args(argv)
     control = socket.socket(fileno=opts.control_fd)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    zygote(control, opts.pid_namespace, opts.tmp)
+    zygote(control, opts.pid_namespace, opts.tmp, opts.own_uid)
+    _os_exit(0)  # at once: no interpreter teardown (torch's takes seconds), nothing left to flush
 
 
 if __name__ == "__main__":
