@@ -1,0 +1,457 @@
+"""The sandbox and the worker, piece by piece: the wire format, the isolation a child sees, the operation record
+and its guards, and what happens when a child or the zygote misbehaves. (End-to-end attacks graded by the real
+runner are in test_hostile.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import textwrap
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from autograder import worker as wire
+from autograder.sandbox import (SANDBOX_WORKER, Limits, LocalStudent, Out, Sandbox, SandboxWarning, StudentCodeError,
+                                StudentCrashed, StudentTimeout, bwrap_command)
+
+ROOT = Path(__file__).resolve().parent.parent
+Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)
+
+
+# ───────────────────────────── pure pieces ─────────────────────────────
+
+
+def test_bwrap_command_isolates_and_mounts_nothing_of_the_judge():
+    cmd = bwrap_command("/usr/bin/bwrap", 5, sys.executable, tmp_mb=64)
+    for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                 "--as-pid-1", "--clearenv"):
+        assert flag in cmd
+    assert cmd[cmd.index("--cap-drop") + 1] == "ALL"
+    assert cmd[cmd.index("--size") + 1:cmd.index("--size") + 4] == [str(64 * 2**20), "--tmpfs", "/tmp"]
+    assert ["--remount-ro", "/"] == cmd[cmd.index("--chdir") - 2:cmd.index("--chdir")]
+    assert "--bind" not in cmd  # every mount is read-only
+    binds = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--ro-bind"]
+    for private in (ROOT, ROOT / "solutions", ROOT / "autograder", ROOT / "autograder" / "graders"):
+        assert str(private) not in binds
+    assert cmd[cmd.index(SANDBOX_WORKER) - 2] == "--ro-bind"
+    assert cmd[cmd.index("--") + 1:cmd.index("--") + 3] == [sys.executable, "-I"]
+
+
+def test_wire_codec_does_not_use_the_patchable_json_module(monkeypatch):
+    import json.decoder
+    import json.encoder
+
+    monkeypatch.setattr(json, "dumps", lambda *a, **k: '{"forged": true}')
+    monkeypatch.setattr(json, "loads", lambda *a, **k: {"forged": True})
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    monkeypatch.setattr(json.JSONEncoder, "encode", lambda self, o: '{"forged": true}')
+    value = {"ok": True, "n": [1, 2.5, float("inf"), None, "é"], "nested": {"a": False}}
+    text = wire.dumps(value)
+    assert wire.loads(text.encode()) == value
+    with pytest.raises(ValueError):
+        wire.loads(b'{"a": 1} trailing')
+    with pytest.raises(ValueError):
+        wire.loads(b"{nope")
+
+
+@pytest.mark.parametrize("change, strict", [
+    ({"np": "|O"}, True), ({"np": "<U4"}, True), ({"dtype": "float64"}, True), ({"dtype": "complex64"}, False),
+    ({"shape": [3, -1]}, True), ({"shape": [5]}, True), ({"__nd__": [8, 16]}, True), ({"__nd__": [-4, 16]}, True),
+    ({"__nd__": "0:16"}, True), ({"shape": "big"}, True),
+])
+def test_decode_array_refuses_inconsistent_records(change, strict):
+    blob = wire.Blob()
+    rec = wire.encode_array(np.arange(4, dtype=np.float32), "float32", "cpu", blob)
+    data = blob.bytes()
+    assert wire.decode_array(rec, data).tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError):
+        wire.decode_array({**rec, **change}, data, strict=strict)
+
+
+def test_frames_are_signed_bounded_and_time_limited():
+    a, b = socket.socketpair()
+    key = os.urandom(32)
+    wire.send_frame(a, {"ok": True, "id": 3}, b"\x01\x02", key=key)
+    assert wire.recv_frame(b, key=key) == ({"ok": True, "id": 3}, b"\x01\x02")
+    wire.send_frame(a, {"ok": True}, b"", key=os.urandom(32))  # signed with another key
+    with pytest.raises(wire.ForgedFrame):
+        wire.recv_frame(b, key=key)
+    a.sendall(wire._HEADER.pack(10, 0) + b'{"ok":true}')  # unsigned: the MAC read swallows nothing valid
+    with pytest.raises((wire.ForgedFrame, ValueError, socket.timeout)):
+        wire.recv_frame(b, key=key, deadline=time.monotonic() + 0.5)
+    a2, b2 = socket.socketpair()
+    a2.sendall(wire._HEADER.pack(wire.REPLY_JSON_LIMIT + 1, 0))
+    with pytest.raises(ValueError, match="too large"):
+        wire.recv_frame(b2, json_limit=wire.REPLY_JSON_LIMIT)
+    a3, b3 = socket.socketpair()
+    a3.sendall(wire._HEADER.pack(100, 0) + b"{")  # then nothing: a trickle must not hold the reader
+    started = time.monotonic()
+    with pytest.raises(socket.timeout):
+        wire.recv_frame(b3, deadline=time.monotonic() + 0.3)
+    assert time.monotonic() - started < 5
+    for s in (a, b, a2, b2, a3, b3):
+        s.close()
+
+
+def test_local_student_uses_the_same_executor_in_process():
+    namespace = {"torch": torch}
+    exec("def double(x):\n    return x * 2\n", namespace)
+    student = LocalStudent(namespace)
+    reply = student.call("double", torch.ones(3), record=True, full=True)
+    assert reply["value"].t.tolist() == [2.0, 2.0, 2.0]
+    assert reply["record"]["forbidden"] == [] and reply["record"]["n_ops"] >= 1
+
+
+# ───────────────────────────── a real sandbox ─────────────────────────────
+
+
+PROBES = textwrap.dedent('''
+    import os, resource, signal, socket, sys, time
+    import torch
+    import torch.nn.functional as F
+
+    def inside(x):
+        def can_read(path):
+            try:
+                open(path, "rb").close()
+                return True
+            except OSError:
+                return False
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=0.5)
+            net = "connected"
+        except OSError as exc:
+            net = type(exc).__name__
+        return {"ppid": os.getppid(), "uid": os.getuid(), "root": sorted(os.listdir("/")), "cwd": os.getcwd(),
+                "hostname": socket.gethostname(), "net": net,
+                "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0],
+                "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
+                "as": resource.getrlimit(resource.RLIMIT_AS)[0],
+                "reads_repo": can_read("REPO/course.yml") or can_read("REPO/solutions/01_loop_average.py"),
+                "repo": sorted(os.listdir("REPO")) if os.path.isdir("REPO") else [],
+                "main": type(sys.modules.get("__main__")).__name__ + ":" + str(getattr(sys.modules.get("__main__"), "__file__", None))}
+
+    def leave_file(x):
+        open("/tmp/left_behind", "w").write("x")
+        os.environ["LEFT"] = "1"
+        return 1
+
+    def find_file(x):
+        return [os.path.exists("/tmp/left_behind"), os.environ.get("LEFT"), sorted(os.listdir("/tmp"))]
+
+    def kill_parents(x):
+        for target in (os.getppid(), -1):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.3)
+        return "alive"
+
+    def forge_if_small(x):
+        if x.numel() == 1:
+            for fd in range(3, 30):
+                try:
+                    os.write(fd, b"\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x00{}")
+                except OSError:
+                    pass
+            time.sleep(0.5)
+        return x + 1
+
+    def fork_until_refused(x):
+        n = 0
+        while n < 1000:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            n += 1
+        return n
+
+    def sdpa(q):
+        return F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    def sdpa_aten(q):
+        return torch.ops.aten.scaled_dot_product_attention(q, q, q, is_causal=True)
+    def sdpa_c(q):
+        return torch._C._nn.scaled_dot_product_attention(q, q, q, is_causal=True)
+    def sdpa_getattr(q):
+        return getattr(F, "scaled_dot_" + "product_attention")(q, q, q)
+    def sdpa_exec(q):
+        ns = {"F": F, "q": q}
+        exec("out = F.scaled_dot_product_attention(q, q, q)", ns)
+        return ns["out"]
+    def sdpa_math(q):
+        return torch.ops.aten._scaled_dot_product_attention_math(q, q, q)[0]
+    def sdpa_thread(q):
+        import threading
+        box = []
+        t = threading.Thread(target=lambda: box.append(F.scaled_dot_product_attention(q, q, q)))
+        t.start(); t.join()
+        return box[0]
+    def _mha_input(q):
+        return q[0].transpose(0, 1).reshape(4, 1, 16).float()
+    def native_mha(q):
+        x, m = _mha_input(q), torch.nn.MultiheadAttention(16, 2).eval()
+        with torch.no_grad():
+            return torch._native_multi_head_attention(x, x, x, 16, 2, m.in_proj_weight, m.in_proj_bias,
+                                                      m.out_proj.weight, m.out_proj.bias)[0]
+    def mha_module(q):
+        x = _mha_input(q)
+        return torch.nn.MultiheadAttention(16, 2)(x, x, x)[0]
+    def mha_no_torch_function(q):
+        x = _mha_input(q)
+        with torch._C.DisableTorchFunction():
+            return torch.nn.MultiheadAttention(16, 2)(x, x, x)[0]
+    def by_hand(q):
+        s = q @ q.transpose(-2, -1) / q.shape[-1] ** 0.5
+        keep = torch.ones(4, 4, dtype=torch.bool).tril()
+        return s.masked_fill(~keep, float("-inf")).softmax(-1) @ q
+
+    def stop_profiler(q):
+        torch.autograd._disable_profiler()
+    def pause_profiler(q):
+        from torch.autograd import ProfilerActivity, _toggle_collection_dynamic
+        _toggle_collection_dynamic(False, {ProfilerActivity.CPU})
+    def gc_walk(q):
+        import gc
+        try:
+            return len(gc.get_objects())
+        except RuntimeError as exc:
+            return str(exc)
+    def frames(q):
+        return sys._getframe(1).f_code.co_name
+    def forks(q):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        return by_hand(q)
+    def proc_mem(q):
+        try:
+            open("/proc/self/mem", "rb")
+            return "opened"
+        except OSError as exc:
+            return type(exc).__name__
+
+    class Liar(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") in ("detach", "cpu", "numpy", "tolist", "clone", "contiguous", "to"):
+                return torch.full((2, 2), 7.0)
+            return super().__torch_function__(func, types, args, kwargs or {})
+    def liar(x):
+        return torch.zeros(3).as_subclass(Liar)
+''').replace("REPO", str(ROOT))
+
+PATCHES = textwrap.dedent('''
+    import json
+    import torch
+    import torch.autograd.profiler
+    import torch.nn.functional as F
+    import torch.overrides
+
+    torch.autograd.profiler.profile = object
+    torch.overrides.TorchFunctionMode = object
+    torch.Tensor.__matmul__ = lambda a, b: torch.matmul(a, b)
+    F.softmax = lambda x, dim=-1, **kw: torch.softmax(x, dim)
+    json.dumps = lambda *a, **k: "{}"
+
+    def sdpa(q):
+        return F.scaled_dot_product_attention(q, q, q, is_causal=True)
+''')
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = Sandbox(Limits(call_timeout=5, memory_mb=384, cpu_s=20, max_restarts=1)).start()
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def bwrap_sb(sb):
+    if sb.kind != "bwrap":
+        pytest.skip("needs bubblewrap")
+    return sb
+
+
+def _call(sb, name, *args, source=PROBES, **kw):
+    proxy = sb.open(source, "/submission/probe.py")
+    try:
+        return proxy.call(name, *args, **kw)
+    finally:
+        proxy.close()
+
+
+def test_a_child_sees_only_the_sandbox(bwrap_sb):
+    info = _call(bwrap_sb, "inside", 0)
+    assert info["ppid"] == 1  # the zygote is PID 1 of the sandbox's own PID namespace
+    assert info["hostname"] == "sandbox"
+    assert info["net"] != "connected"
+    assert info["reads_repo"] is False
+    assert set(info["repo"]) <= {".venv"}  # at most the virtual environment, when it lives in the repository
+    assert info["cwd"].startswith("/tmp/")
+    assert info["nproc"] == 64 and info["fsize"] == 8 * 2**20 and 0 < info["as"] < 2**40
+    assert info["main"].startswith("module:None")  # the worker's own module is out of reach
+    if os.geteuid() == 0:
+        assert info["uid"] == bwrap_sb.uid >= 60000  # a uid of its own, so RLIMIT_NPROC holds
+
+
+def test_nothing_one_child_leaves_reaches_the_next(bwrap_sb):
+    assert _call(bwrap_sb, "leave_file", 0) == 1
+    assert _call(bwrap_sb, "find_file", 0)[:2] == [False, None]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("sdpa", "aten::scaled_dot_product_attention"), ("sdpa_aten", "aten::scaled_dot_product_attention"),
+    ("sdpa_c", "aten::scaled_dot_product_attention"), ("sdpa_getattr", "aten::scaled_dot_product_attention"),
+    ("sdpa_exec", "aten::scaled_dot_product_attention"), ("sdpa_thread", "aten::scaled_dot_product_attention"),
+    ("sdpa_math", "aten::_scaled_dot_product_attention_math"),
+    ("native_mha", "aten::_native_multi_head_attention"), ("mha_module", "multi_head_attention_forward"),
+    ("mha_no_torch_function", "multi_head_attention_forward"),
+])
+def test_every_alias_of_a_fused_kernel_is_recorded(sb, name, expected):
+    reply = _call(sb, name, Q, record=True, full=True)
+    assert expected in reply["record"]["forbidden"]
+
+
+def test_hand_written_code_is_recorded_clean(sb):
+    reply = _call(sb, "by_hand", Q, record=True, full=True)
+    assert reply["record"]["forbidden"] == [] and reply["record"]["tampered"] == []
+    assert reply["record"]["n_ops"] > 5
+    expected = torch.nn.functional.scaled_dot_product_attention(Q, Q, Q, is_causal=True)
+    assert torch.allclose(reply["value"].t, expected)
+
+
+def test_patching_the_recorder_changes_nothing_and_is_reported(sb):
+    proxy = sb.open(PATCHES, "/submission/patches.py")
+    try:
+        reply = proxy.call("sdpa", Q, record=True, full=True)
+        tampered = proxy.tampered
+    finally:
+        proxy.close()
+    record = reply["record"]
+    assert "aten::scaled_dot_product_attention" in record["forbidden"]
+    for name in ("torch.autograd.profiler.profile", "torch.overrides.TorchFunctionMode", "torch.Tensor.__matmul__",
+                 "torch.nn.functional.softmax", "json.dumps"):
+        assert name in tampered  # reported at import
+        assert name in record["tampered"] and "tampered:" + name in record["forbidden"]
+
+
+@pytest.mark.parametrize("name", ["stop_profiler", "pause_profiler"])
+def test_the_profiler_controls_are_withheld(sb, name):
+    with pytest.raises(StudentCodeError, match="reserved for the autograder"):
+        _call(sb, name, Q, record=True)
+
+
+@pytest.mark.parametrize("name, flag, value", [
+    ("gc_walk", "gc.get_objects", "gc.get_objects is not available in the grading sandbox"),
+    ("frames", "frames", None), ("forks", "process:os.fork", None), ("proc_mem", "open:/proc/self/mem", None),
+])
+def test_introspection_is_refused_or_flagged(sb, name, flag, value):
+    reply = _call(sb, name, Q, record=True, full=True)
+    assert flag in reply["record"]["tampered"]
+    assert "tampered:" + flag in reply["record"]["forbidden"]
+    if value is not None:
+        assert reply["value"] == value
+
+
+def test_a_lying_tensor_subclass_sends_its_real_data(sb):
+    out = _call(sb, "liar", 0)
+    assert isinstance(out, Out) and out.shape == (3,) and out.t.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_zygote_survives_its_children_killing_it(bwrap_sb):
+    starts = bwrap_sb.starts
+    assert _call(bwrap_sb, "kill_parents", 0) == "alive"
+    assert _call(bwrap_sb, "find_file", 0)[0] is False
+    assert bwrap_sb.starts == starts  # no restart was needed
+
+
+def test_a_forged_reply_costs_only_that_call(sb):
+    proxy = sb.open(PROBES, "/submission/probe.py")
+    try:
+        with pytest.raises(StudentCrashed, match="not a valid answer|closed its connection|process"):
+            proxy.call("forge_if_small", torch.ones(1))
+        assert proxy.call("forge_if_small", torch.ones(3)).t.tolist() == [2.0, 2.0, 2.0]  # a fresh child
+    finally:
+        proxy.close()
+
+
+def _uid_processes(uid):
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid and wire._alive(int(name)):
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def test_a_fork_bomb_is_bounded_and_cleaned_up(bwrap_sb):
+    if bwrap_sb.uid is None:
+        pytest.skip("needs the sandbox's own uid (a root judge)")
+    before = len(_uid_processes(bwrap_sb.uid))  # bubblewrap's monitor and the zygote
+    n = _call(bwrap_sb, "fork_until_refused", 0)
+    assert 0 < n < 64
+    assert len(_uid_processes(bwrap_sb.uid)) == before
+
+
+def test_a_lost_zygote_is_replaced_and_the_stage_fails_cleanly(sb):
+    proxy = sb.open(PROBES + "\nimport time\ndef slow(x):\n    time.sleep(8)\n    return 1\n", "/submission/p.py")
+    try:
+        assert proxy.loaded()
+        starts = sb.starts
+        os.killpg(sb.proc.pid, 9)  # the zygote dies while a child works for the judge
+        with pytest.raises((StudentCrashed, StudentTimeout)):
+            proxy.call("slow", 0)
+    finally:
+        proxy.close()
+    assert _call(sb, "by_hand", Q).shape == Q.shape
+    assert sb.starts == starts + 1
+
+
+@pytest.mark.slow
+def test_the_plain_fallback_warns_and_still_cleans_up(monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_NO_BWRAP", "1")
+    with pytest.warns(SandboxWarning, match="bubblewrap is not available"):
+        plain = Sandbox(Limits(call_timeout=5, memory_mb=384, max_restarts=1)).start()
+    try:
+        assert plain.isolation.startswith("none")
+        marker = "plain" + os.urandom(3).hex()
+        source = PROBES + textwrap.dedent(f'''
+            def daemon(x):
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        os.execv("/usr/bin/sleep", ["sleep", "300", "{marker}"])
+                    os._exit(0)
+                return 1
+        ''')
+        assert _call(plain, "daemon", 0, source=source) == 1
+        assert _call(plain, "by_hand", Q).shape == Q.shape
+        left = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in _cmdline(p)]
+        assert left == []
+    finally:
+        plain.close()
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
