@@ -16,7 +16,8 @@ def _plugin(request):
 
 @pytest.fixture(scope="module")
 def student(submission, request):
-    """The learner's file for this module's stage, behind a sandboxed proxy (a fresh child process)."""
+    """The learner's file for this module's stage, behind a sandboxed proxy (a fresh child process per
+    submission and stage, shared by the stage's public and hidden modules)."""
     from .runner import _Missing
 
     plugin = _plugin(request)
@@ -24,13 +25,11 @@ def student(submission, request):
     if stage.key not in submission.sources:
         yield _Missing(submission.problems.get(stage.key, f"file missing: {stage.file}"))
         return
-    proxy = plugin.open_student(submission, stage)
+    proxy = plugin.stage_proxy(submission, stage)
     try:
         yield proxy
     finally:
-        close = getattr(proxy, "close", None)
-        if close:
-            close()
+        plugin.release_proxy(submission, stage)
 
 
 @pytest.fixture(scope="module")

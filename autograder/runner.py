@@ -130,6 +130,8 @@ class GraderPlugin:
         self._stage_items: dict[tuple[str, str], list] = {}
         self.item_info: dict[str, tuple] = {}
         self.collect_errors: list[str] = []
+        self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
+        # stage's public and hidden modules (the zygote serves one child at a time)
 
     # -- collection ---------------------------------------------------------------------------------------
     def pytest_configure(self, config):
@@ -170,6 +172,35 @@ class GraderPlugin:
                         for s in self.course.stages if (sub.student, s.key) in stage_of])
             if sub.student not in self._pending:
                 self._finish(sub.student)
+
+    # -- the learner's child process, one per (submission, stage) ------------------------------------------
+    def stage_proxy(self, submission: Submission, stage: Stage):
+        """The proxy for this stage of this submission: opened on first use, then reused by the stage's other
+        grader modules (public, hidden), so one child imports the file once instead of once per module."""
+        key = (submission.student, stage.key)
+        if self._open is not None and self._open[0] != key:
+            self._close_open()
+        if self._open is None:
+            self._open = (key, self.open_student(submission, stage))
+        return self._open[1]
+
+    def release_proxy(self, submission: Submission, stage: Stage) -> None:
+        """A module is done with its proxy: close the child once no check of that stage is left to run."""
+        key = (submission.student, stage.key)
+        if self._open is not None and self._open[0] == key and \
+                not any(n in self.item_info for n in self._stage_items.get(key, ())):
+            self._close_open()
+
+    def _close_open(self) -> None:
+        _, proxy = self._open
+        self._open = None
+        close = getattr(proxy, "close", None)
+        if close:
+            close()
+
+    def pytest_sessionfinish(self, session):
+        if self._open is not None:
+            self._close_open()
 
     # -- verdicts -----------------------------------------------------------------------------------------
     @pytest.hookimpl(hookwrapper=True)
@@ -237,7 +268,7 @@ class GraderPlugin:
 
 def _pytest_args(files: list[Path]) -> list[str]:
     return [str(f) for f in files] + [
-        "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:stepwise",
+        "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:stepwise", "-p", "no:logging",
         "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:nose",
         "--noconftest", "--import-mode=importlib", "-c", os.devnull, f"--rootdir={GRADERS}",
         "-o", "python_files=test_*.py", "-o", "addopts=", "--capture=sys",
@@ -272,6 +303,15 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
                           on_done=on_done, isolation=isolation)
     files = grader_files(course, stages, include_hidden)
+    if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
+        results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
+                   for s in submissions]
+        for result in results:
+            if on_done is not None:
+                on_done(result)
+        if own_sandbox is not None:
+            own_sandbox.close()
+        return results
     old = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     # the judge's references are tiny float64 tensors: one thread avoids a thread pool's wake-up cost on every op
