@@ -1,0 +1,1 @@
+../../../solutions/03_softmax_average.py

@@ -1,0 +1,2 @@
+import builtins
+builtins.__import__ = None

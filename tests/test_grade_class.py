@@ -1,0 +1,126 @@
+"""``python -m autograder grade``, end to end on a small class: the files it writes, what it reads, and that a
+broken student costs only their own stages."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOL = ROOT / "solutions"
+STAGES = ["loop_average", "tril_average"]  # two stages keep this test quick; the graders are the real ones
+
+
+def grade(class_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "autograder", "grade", str(class_dir), "--out", str(out), "--jobs", "2"]
+    for key in STAGES:
+        cmd += ["--stage", key]
+    return subprocess.run(cmd + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def make_class(root: Path) -> Path:
+    cls = root / "class"
+    ok = cls / "ok"
+    ok.mkdir(parents=True)
+    for f in ("01_loop_average.py", "02_tril_average.py"):
+        shutil.copy(SOL / f, ok / f)
+    bug = cls / "bug"
+    shutil.copytree(ok, bug)
+    text = (SOL / "02_tril_average.py").read_text()
+    (bug / "02_tril_average.py").write_text(text.replace("torch.tril(ones)", "torch.triu(ones)"))
+    crash = cls / "crash"
+    shutil.copytree(ok, crash)
+    (crash / "01_loop_average.py").write_text("import os\n\ndef causal_mean_loop(x):\n    os._exit(3)\n")
+    (crash / "conftest.py").write_text("import os\nos._exit(0)\n")  # would end pytest if it were ever imported
+    (crash / "torch.py").write_text("raise SystemExit\n")
+    nb = cls / "nb"
+    nb.mkdir()
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": (SOL / f).read_text()} for f in ("01_loop_average.py", "02_tril_average.py")]
+    cells.insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": "%timeit causal_mean_loop(torch.randn(2, 3, 4))\nprint('demo')"})
+    (nb / "work.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    (cls / "empty").mkdir()
+    return cls
+
+
+@pytest.mark.slow
+def test_grade_a_small_class(tmp_path, course):
+    cls = make_class(tmp_path)
+    out = tmp_path / "out"
+    proc = grade(cls, out, "--seed", "11")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"report:  {out / 'report.html'}" in proc.stdout
+
+    with open(out / "grades.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["student", *course.keys, "total"]
+    table = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+    assert sorted(table) == ["bug", "crash", "empty", "nb", "ok"]
+    assert table["ok"]["total"] == table["nb"]["total"] == "20"
+    assert table["ok"]["softmax_average"] == ""  # not asked for: left empty
+    assert float(table["bug"]["tril_average"]) < 10 and table["bug"]["loop_average"] == "10"
+    assert table["crash"]["loop_average"] == "0" and table["crash"]["tril_average"] == "10"  # only its own stage
+    assert table["empty"]["total"] == "0"
+
+    gs = json.loads((out / "bug" / "results.json").read_text())
+    assert gs["score"] == pytest.approx(float(table["bug"]["total"]), abs=0.01)
+    names = [t["name"] for t in gs["tests"]]
+    assert all(n.split(": ", 1)[0] in STAGES for n in names)
+    for t in gs["tests"]:
+        assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(t)
+        assert t["status"] in ("passed", "failed")
+    assert sum(t["max_score"] for t in gs["tests"]) == pytest.approx(20, abs=1e-3)
+    assert set(gs["extra_data"]["seeds"]) == set(STAGES)
+    failed = [t for t in gs["tests"] if t["status"] == "failed"]
+    assert any("torch.triu" in (t["extra_data"].get("mistake") or "") for t in failed)
+
+    crash = json.loads((out / "crash" / "result.json").read_text())
+    assert any("conftest.py" in n and "torch.py" in n for n in crash["notes"])
+    loop = next(s for s in crash["result"]["stages"] if s["key"] == "loop_average")
+    assert any("exit" in c["message"] for c in loop["checks"])
+
+    report = (out / "report.html").read_text()
+    assert "upper instead of lower triangle" in report and "<svg" in report
+    assert (out / "nb" / "feedback.html").is_file()
+    assert json.loads((out / "run.json").read_text())["seed"] == 11
+    assert not list(out.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+def test_rerun_grades_only_what_changed(tmp_path):
+    cls = make_class(tmp_path)
+    shutil.rmtree(cls / "crash")
+    out = tmp_path / "out"
+    assert grade(cls, out).returncode == 0
+    seed = json.loads((out / "run.json").read_text())["seed"]
+    before = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")}
+
+    again = grade(cls, out)
+    assert again.returncode == 0 and "0 to grade" in again.stderr.replace("\n", " ")
+    assert json.loads((out / "run.json").read_text())["seed"] == seed  # the stored seed is reused
+    (cls / "bug" / "02_tril_average.py").write_text((SOL / "02_tril_average.py").read_text())  # fixed
+    third = grade(cls, out)
+    assert third.returncode == 0 and "1 to grade" in third.stderr.replace("\n", " ")
+    after = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")}
+    assert [s for s in before if before[s] != after[s]] == ["bug"]
+    with open(out / "grades.csv", newline="") as fh:
+        assert {r["student"]: r["total"] for r in csv.DictReader(fh)}["bug"] == "20"
+
+
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
+    (tmp_path / "cls").mkdir()
+    run = lambda *a: subprocess.run([sys.executable, "-m", "autograder", "grade", *a], cwd=ROOT,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    assert run(str(tmp_path / "nope"), "--out", str(tmp_path / "o")).returncode == 2
+    assert run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--jobs", "0").returncode == 2
+    proc = run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--stage", "no_such_stage")
+    assert proc.returncode == 2 and "no_such_stage" in proc.stderr
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,142 @@
+"""Nothing lost: atomic per-student files, the stored seed, and a class run killed with ``kill -9`` halfway that,
+started again, ends with exactly the files of a run that was never interrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import store
+
+ROOT = Path(__file__).resolve().parent.parent
+SOL = ROOT / "solutions"
+STAGES = ["loop_average", "tril_average"]
+
+
+# ───────────────────────────── the store ─────────────────────────────
+
+
+def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path):
+    target = tmp_path / "result.json"
+    store.write_json(target, {"a": 1, "bad": float("nan")})
+    assert json.loads(target.read_text()) == {"a": 1, "bad": "nan"}  # strict JSON: no NaN literal
+    store.atomic_write(target, "second")
+    assert target.read_text() == "second"
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+    assert oct(target.stat().st_mode & 0o777) != oct(0o600)  # readable like any other file
+    (tmp_path / ".result.json.abc123.tmp").write_text("half a file from a killed run")
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / ".results.json.x.tmp").write_text("{")
+    assert store.clean_temporaries(tmp_path) == 2
+
+
+def test_the_seed_is_chosen_once_and_reused(tmp_path):
+    out = tmp_path / "out"
+    first = store.prepare(out, None, "attention")
+    assert store.prepare(out, None, "attention") == first
+    assert store.prepare(out, 42, "attention") == 42  # an explicit seed wins and is stored
+    assert store.prepare(out, None, "attention") == 42
+
+
+def test_fingerprints_change_with_what_a_grade_depends_on(course):
+    g = store.graders_hash(course.path)
+    assert store.graders_hash(course.path) == g
+    base = store.run_fingerprint("files", g, 1, {"timeout": None})
+    assert store.run_fingerprint("files", g, 1, {"timeout": None}) == base
+    assert store.run_fingerprint("other files", g, 1, {"timeout": None}) != base
+    assert store.run_fingerprint("files", g + "x", 1, {"timeout": None}) != base
+    assert store.run_fingerprint("files", g, 2, {"timeout": None}) != base
+    assert store.run_fingerprint("files", g, 1, {"timeout": 3}) != base
+
+
+# ───────────────────────────── kill -9, then resume ─────────────────────────────
+
+
+def make_class(root: Path, n: int = 8) -> Path:
+    """Students whose stage 1 sleeps a little at import, so that a run is still going when the first result
+    lands; some have a mistake, one a file that ends its process."""
+    cls = root / "class"
+    for i in range(n):
+        folder = cls / f"s{i}"
+        folder.mkdir(parents=True)
+        loop = (SOL / "01_loop_average.py").read_text()
+        (folder / "01_loop_average.py").write_text("import time\ntime.sleep(0.4)\n" + loop)
+        tril = (SOL / "02_tril_average.py").read_text()
+        if i % 3 == 1:
+            tril = tril.replace("torch.tril(ones)", "torch.triu(ones)")
+        if i == 5:
+            tril = "import os\nos._exit(0)\n"
+        (folder / "02_tril_average.py").write_text(tril)
+    return cls
+
+
+def command(cls: Path, out: Path, *extra: str) -> list[str]:
+    cmd = [sys.executable, "-m", "autograder", "grade", str(cls), "--out", str(out), "--jobs", "2", "--quiet"]
+    for key in STAGES:
+        cmd += ["--stage", key]
+    return cmd + list(extra)
+
+
+def snapshot(out: Path) -> dict[str, object]:
+    files = {}
+    for path in sorted(out.rglob("*")):
+        if path.is_file():
+            rel = path.relative_to(out).as_posix()
+            files[rel] = json.loads(path.read_text()) if path.suffix == ".json" else path.read_text()
+    return files
+
+
+def gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+@pytest.mark.slow
+def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_path):
+    cls = make_class(tmp_path)
+    killed_out, clean_out = tmp_path / "killed", tmp_path / "clean"
+
+    proc = subprocess.Popen(command(cls, killed_out), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not list(killed_out.glob("*/result.json")):
+        assert proc.poll() is None, "the run ended before its first result was seen"
+        assert time.monotonic() < deadline, "no result after 300 s"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)  # the main process only: its judges must die with it
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while not gone(proc.pid):
+        assert time.monotonic() < deadline, "judge processes outlived the killed run"
+        time.sleep(0.1)
+    done = len(list(killed_out.glob("*/result.json")))
+    assert 0 < done < 8, f"{done} results when killed: not halfway"
+    seed = json.loads((killed_out / "run.json").read_text())["seed"]
+
+    resumed = subprocess.run(command(cls, killed_out), cwd=ROOT, capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    clean = subprocess.run(command(cls, clean_out, "--seed", str(seed)), cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)
+    assert clean.returncode == 0, clean.stderr[-3000:]
+
+    a, b = snapshot(killed_out), snapshot(clean_out)
+    assert sorted(a) == sorted(b)
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between the resumed and the uninterrupted run"
+    assert len([n for n in a if n.endswith("/result.json")]) == 8
+    five = a["s5/result.json"]["result"]["stages"]
+    assert five[0]["score"] == 10 and five[1]["score"] == 0  # its crash cost only its own stage
