@@ -209,8 +209,8 @@ def test_module_gradients(student):
 
 @check("CausalSelfAttention: input unchanged, dtype and device kept (the mask moves with .to)")
 def test_module_meta(student, device):
+    handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
-        handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
         handle.to(device, dtype)
         what = f"CausalSelfAttention(4, 3, 8)(x {str(dtype)[6:]} on {device})"
         with explained(student, what):

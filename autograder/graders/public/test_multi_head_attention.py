@@ -237,8 +237,8 @@ def test_causality(student):
 
 @check("MultiHeadAttention: input unchanged, dtype and device kept")
 def test_meta(student, device):
+    handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
-        handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
         handle.to(device, dtype)
         what = f"MultiHeadAttention(4, 6, 2, 8)(x {str(dtype)[6:]} on {device})"
         with explained(student, what):

@@ -50,7 +50,7 @@ def rand_draws(d_in, d_out, manual_seed=123):
 
 @check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)")
 def test_params_structure(student):
-    info = student.new("SelfAttentionParams", 4, 3, seed=123).describe()
+    info = student.new("SelfAttentionParams", 4, 3, seed=123).info
     params = info.get("params", {})
     for name in NAMES:
         if name not in params:
@@ -131,7 +131,7 @@ def test_params_values(student):
 @check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias")
 def test_linear_structure(student):
     for bias in (False, True):
-        info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).describe()
+        info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).info
         a.expect_structure(info, linears={n: (4, 3, bias) for n in NAMES},
                            what=f"SelfAttentionLinear(4, 3, qkv_bias={bias})")
 
@@ -200,8 +200,8 @@ def test_leading_dims(student):
 def test_meta(student, device):
     dtypes = (torch.float32,) if device == "mps" else (torch.float32, F64)
     for cls, args in (("SelfAttentionParams", (4, 3)), ("SelfAttentionLinear", (4, 3))):
+        handle = student.new(cls, *args, seed=123)
         for dtype in dtypes:
-            handle = student.new(cls, *args, seed=123)
             handle.to(device, dtype)
             what = f"{cls}{args}(x {str(dtype)[6:]} on {device})"
             with explained(student, what):
