@@ -654,7 +654,7 @@ class StudentProxy:
     names: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     last_exit: dict | None = None
-    tampered: list = field(default_factory=list)  # what the learner's import did to the record's trust
+    tampered: list = field(default_factory=list)  # audit-hook flags raised while the learner's file was imported
     key: bytes | None = None
 
     # -- connection ---------------------------------------------------------------------------------------

@@ -310,18 +310,18 @@ WATCHED_CLASSES = (("torch", "Tensor"), ("torch.nn", "Module"), ("torch.nn", "Mu
 
 
 def snapshot() -> list:
-    """Identities of the watched modules' and classes' attributes, as they are now: a list of
-    ``(label, object, {attribute: id(value)})``, keeping the objects so later patches are seen even when the
-    name that led to them has been rebound."""
+    """The watched modules' and classes' attributes, as they are now: a list of ``(label, object, {attribute:
+    value})``. The objects are kept so that later patches are seen even when the name that led to them has been
+    rebound; values are compared by identity (``is``, not ``id()``, which raises an audit event each time)."""
     snap = []
     for name in WATCHED_MODULES:
         module = sys.modules.get(name)
         if module is not None:
-            snap.append((name, module, {k: id(v) for k, v in list(vars(module).items())}))
+            snap.append((name, module, dict(vars(module))))
     for mod_name, cls_name in WATCHED_CLASSES:
         cls = getattr(sys.modules.get(mod_name), cls_name, None)
         if isinstance(cls, type):
-            snap.append((f"{mod_name}.{cls_name}", cls, {k: id(v) for k, v in list(vars(cls).items())}))
+            snap.append((f"{mod_name}.{cls_name}", cls, dict(vars(cls))))
     return snap
 
 
@@ -330,14 +330,13 @@ def changed_since(snap: list) -> list[str]:
     override what it inherits). New module attributes are not reported: torch adds lazily imported
     submodules by itself."""
     changed = []
-    for label, obj, ids in snap:
+    for label, obj, before in snap:
         now = vars(obj)
-        for key, ident in ids.items():
-            value = now.get(key, _MISSING)
-            if value is _MISSING or id(value) != ident:
+        for key, value in before.items():
+            if now.get(key, _MISSING) is not value:
                 changed.append(f"{label}.{key}")
-        if isinstance(obj, type):
-            changed.extend(f"{label}.{key}" for key in list(now) if key not in ids)
+        if isinstance(obj, type) and len(now) != len(before):
+            changed.extend(f"{label}.{key}" for key in list(now) if key not in before)
     return sorted(changed)
 
 
@@ -390,9 +389,8 @@ class Executor:
             return {"ok": False, "error": self.load_error}
         self.namespace = module.__dict__
         reply = {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
-        flags = self.guard.flags() if self.guard is not None else []
-        if flags:
-            reply["tampered"] = flags
+        if self.guard is not None and self.guard.events:  # the full check waits for a recorded call (it costs)
+            reply["tampered"] = sorted(self.guard.events)
         return reply
 
     def use_namespace(self, namespace: dict, filename: str = "<notebook>") -> None:
@@ -1179,6 +1177,10 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     guard_baseline = snapshot()
     runtime = _runtime_dirs()
     _set_dumpable(False)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     if not pid_namespace:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
     me = os.getpid()

@@ -336,17 +336,11 @@ def test_hand_written_code_is_recorded_clean(sb):
 
 
 def test_patching_the_recorder_changes_nothing_and_is_reported(sb):
-    proxy = sb.open(PATCHES, "/submission/patches.py")
-    try:
-        reply = proxy.call("sdpa", Q, record=True, full=True)
-        tampered = proxy.tampered
-    finally:
-        proxy.close()
+    reply = _call(sb, "sdpa", Q, source=PATCHES, record=True, full=True)
     record = reply["record"]
     assert "aten::scaled_dot_product_attention" in record["forbidden"]
     for name in ("torch.autograd.profiler.profile", "torch.overrides.TorchFunctionMode", "torch.Tensor.__matmul__",
                  "torch.nn.functional.softmax", "json.dumps"):
-        assert name in tampered  # reported at import
         assert name in record["tampered"] and "tampered:" + name in record["forbidden"]
 
 
