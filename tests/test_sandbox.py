@@ -449,3 +449,21 @@ def _cmdline(pid: str) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_the_written_by_hand_rule_refuses_a_tampered_record():
+    from autograder.graders.attention import forbidden_apis
+
+    apis, _ = forbidden_apis({"record": {"n_ops": 3, "forbidden": ["tampered:frames"], "tampered": ["frames"]}})
+    assert apis and "interferes" in apis[0]
+    assert forbidden_apis({"record": {"n_ops": 3, "forbidden": [], "tampered": []}}) == ([], None)
+
+
+def test_the_cpu_time_limit_ends_a_busy_child(sb):
+    saved = sb.limits.cpu_s, sb.limits.call_timeout
+    sb.limits.cpu_s, sb.limits.call_timeout = 1, 20  # the CPU limit must act before the wall clock does
+    try:
+        with pytest.raises(StudentCrashed, match="CPU time|killed"):
+            _call(sb, "spin", 0, source="def spin(x):\n    while True:\n        x += 1\n")
+    finally:
+        sb.limits.cpu_s, sb.limits.call_timeout = saved

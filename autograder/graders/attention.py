@@ -217,7 +217,9 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None]:
     names = (reply.get("record") or {}).get("forbidden") or []
     apis, mistake = set(), None
     for n in names:
-        if "multi_head_attention" in n or "transformer_encoder" in n:
+        if n.startswith("tampered:"):  # the sandbox could not trust its own record (see sandbox.py)
+            apis.add(f"code that interferes with the autograder's record of the operations used ({n[9:]})")
+        elif "multi_head_attention" in n or "transformer_encoder" in n:
             apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
             mistake = MHA_CALLED
         elif "attention" in n:
