@@ -1,8 +1,8 @@
 """Stage 4: softmax written by hand, then parameter-free dot-product attention.
 
 References are softmax by its definition (max subtracted, in float64: equal to torch.softmax within 1e-15) and
-ways learners usually get this stage wrong; a variant that cannot run on some input (shapes that do not
-broadcast) is simply skipped by the oracle.
+plain matrix products. The mistake variants are the ways learners usually get this stage wrong; a variant that
+cannot run on some input (shapes that do not broadcast) is simply skipped by the oracle.
 """
 
 import torch

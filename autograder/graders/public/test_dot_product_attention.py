@@ -71,6 +71,11 @@ def _softmax_values(student, name: str) -> None:
                      mistakes=oracle.mistakes(name, x, **kw))
 
 
+def dtypes_on(device: str) -> tuple:
+    """The dtypes to try on a device (MPS has no float64)."""
+    return (torch.float32,) if device == "mps" else (torch.float32, torch.float64)
+
+
 @check("softmax_naive: equals torch.softmax (dims 0, 1, -1)", weight=2)
 def test_naive_values(student):
     _softmax_values(student, "softmax_naive")
@@ -166,6 +171,6 @@ def test_inputs_unchanged(student):
 @check("dtype and device follow the input")
 def test_dtype_device(student, device):
     for name, x, kw in CALLS:
-        for dtype in (torch.float32, torch.float64):
+        for dtype in dtypes_on(device):
             expect_meta(call(student, name, x, cast=dtype, to=device, **kw), dtype=dtype, device=device,
                         what=f"{name}(x {str(dtype)[6:]} on {device})")

@@ -63,6 +63,11 @@ def _values(student, q, k):
                  mistakes=oracle.mistakes("scaled_scores", q, k))
 
 
+def dtypes_on(device: str) -> tuple:
+    """The dtypes to try on a device (MPS has no float64)."""
+    return (torch.float32,) if device == "mps" else (torch.float32, torch.float64)
+
+
 @check("shape (..., T_q, T_k)")
 def test_shape(student):
     for q, k in ((Q, K), (Q2, K2), (Q4, K4)):
@@ -90,6 +95,6 @@ def test_inputs_unchanged(student):
 
 @check("dtype and device follow the inputs")
 def test_dtype_device(student, device):
-    for dtype in (torch.float32, torch.float64):
+    for dtype in dtypes_on(device):
         expect_meta(scores(student, Q2, K2, cast=dtype, to=device), dtype=dtype, device=device,
                     what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})")
