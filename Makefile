@@ -35,6 +35,10 @@ exercises: setup
 notebooks: setup
 	$(PY) -m autograder.notebooks
 
+# the student starter repository (stubs, public checks, no solutions): push dist/student as the template repo
+release: setup
+	$(PY) -m autograder release dist/student
+
 check: setup
 	$(PY) -m autograder check exercises
 
