@@ -87,6 +87,7 @@ def expected(name: str, *args, **kwargs) -> torch.Tensor:
         value = fn(*_f64(args), **_f64(kwargs))
     if _RECORDER is not None:
         _RECORDER.put("expected", name, args, kwargs, value)
+        mistakes(name, *args, **kwargs)  # recorded too: a check may ask for them only when the learner is wrong
     return value
 
 
