@@ -57,16 +57,22 @@ def check(name: str, weight: float = 1.0):
 
 
 class CheckFailed(AssertionError):
-    """A check's verdict with a teaching message; ``mistake`` names a recognised known mistake."""
+    """A check's verdict with a teaching message; ``mistake`` names a recognised known mistake.
 
-    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None):
+    ``forfeit=True`` means the whole stage earns nothing (a forbidden shortcut such as calling
+    ``scaled_dot_product_attention`` in a stage that must be written by hand): its other checks pass or fail
+    as usual, so the learner still sees what works, but no point of the stage is awarded."""
+
+    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None,
+                 forfeit: bool = False):
         super().__init__(message)
         self.mistake = mistake
         self.figures = figures  # for reports: {"heatmaps": [{"title", "expected", "got"}]} (see heatmaps())
+        self.forfeit = forfeit
 
 
-def fail(message: str, mistake: str | None = None, figures: dict | None = None):
-    raise CheckFailed(message, mistake, figures)
+def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False):
+    raise CheckFailed(message, mistake, figures, forfeit)
 
 
 def heatmaps(expected, got, title: str, max_size: int = 24) -> dict | None:
@@ -196,6 +202,7 @@ def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes
 
 def expect_unchanged(reply: dict, what: str) -> None:
     """``reply`` from ``student.call(..., full=True, return_inputs=True)``."""
+    as_tensor(reply.get("value"), what)  # no answer, no credit for leaving the input alone
     changed = [i for i, c in enumerate(reply.get("inputs_changed") or []) if c]
     if changed:
         fail(f"{what} modified its input (argument {changed[0] + 1}) in place: "

@@ -130,6 +130,7 @@ class GraderPlugin:
         self._stage_items: dict[tuple[str, str], list] = {}
         self.item_info: dict[str, tuple] = {}
         self.collect_errors: list[str] = []
+        self._forfeits: set[tuple[str, str]] = set()  # (student, stage) that used a forbidden shortcut
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
         # stage's public and hidden modules (the zygote serves one child at a time)
 
@@ -223,6 +224,8 @@ class GraderPlugin:
             exc = call.excinfo.value if call.excinfo is not None else None
             message, mistake, kind = self._explain(exc, stage)
             figures = getattr(exc, "figures", None)
+            if getattr(exc, "forfeit", False):
+                self._forfeits.add((student, stage_key))
         result = self.results[student].stage(stage_key)
         result.checks.append(CheckResult(name=name, passed=passed, points=points if passed else 0.0,
                                          max_points=points, message=message, mistake=mistake, hidden=hidden,
@@ -255,6 +258,13 @@ class GraderPlugin:
 
     def _finish(self, student: str) -> None:
         result = self.results[student]
+        for stage in result.stages:
+            if (student, stage.key) in self._forfeits:  # a forbidden shortcut: the stage earns nothing
+                for c in stage.checks:
+                    if c.passed:
+                        c.passed, c.points = False, 0.0
+                        c.message = ("no credit: this stage uses a forbidden shortcut "
+                                     "(see the 'written by hand' check)")
         if self.on_done is not None:
             self.on_done(result)
 

@@ -233,7 +233,7 @@ def require_by_hand(reply: dict, what: str) -> None:
     if apis:
         fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
              "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
-             "for this check or for the comparisons.", mistake)
+             "in this stage.", mistake, forfeit=True)
 
 
 # ───────────────────────────── comparisons ─────────────────────────────

@@ -58,7 +58,11 @@ def test_vectorised(student):
     for T in (4, 16):
         x = fixed(2, T, 3, seed=T)
         reply = student.call("causal_mean_matmul", x, cast=torch.float32, record=True, full=True)
-        counts[T] = reply["record"]["n_ops"]
+        expect_close(reply["value"], oracle.expected("causal_mean_loop", x), what=f"causal_mean_matmul(x (2, {T}, 3))")
+        counts[T] = (reply.get("record") or {}).get("n_ops")
+    if None in counts.values():
+        fail("the record of the tensor operations your code ran was interfered with, so vectorisation "
+             "cannot be checked")
     if counts[16] > counts[4]:
         fail(f"causal_mean_matmul ran {counts[4]} tensor operations for T=4 but {counts[16]} for T=16: "
              "there is still a Python loop over time or batch. Build the (T, T) weights once and use one @.",
