@@ -345,13 +345,17 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
     if absent:
         raise ReleaseError(f"no solution to render a stub from: {', '.join('solutions/' + f for f in absent)}")
 
+    sources = {rel: (package / rel).read_bytes() for rel in modules}
     log(f"recording the public checks' expected values ({len(stages)} stages) ...")
     snapshot, graded = record_snapshot(course, root, stages, stubs, catalogue=catalogue)
     reference = graded["solutions"]
+    changed = [rel for rel in modules if (package / rel).read_bytes() != sources[rel]]
+    if changed:
+        raise ReleaseError(f"{', '.join(changed)} changed while the expected values were recorded: build again")
 
     _prepare(out)
     for rel in modules:
-        _write(out, Path("autograder") / rel, (package / rel).read_bytes())
+        _write(out, Path("autograder") / rel, sources[rel])
     for s in course.stages:
         _write(out, Path("exercises") / s.file, student_stub(stubs[s.file], s))
     _write(out, "course.yml", (root / "course.yml").read_bytes())
