@@ -422,8 +422,7 @@ print(json.dumps({"autograder": autograder.__file__, "results": {r.student: chec
 @pytest.mark.slow
 def test_release_and_instructor_agree_check_by_check(student_repo, built, course, tmp_path, sandbox):
     """Mistakes from the catalogue, and mistakes the release never saw: the release's grading (public checks
-    only, because it has no others) and this repository's public checks give the same results."""
-    from autograder.results import check_json
+    only, because it has no others) agrees with this repository's grading, which adds the hidden checks."""
     from autograder.runner import Submission, grade
 
     spec = {}
@@ -440,22 +439,27 @@ def test_release_and_instructor_agree_check_by_check(student_repo, built, course
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     assert Path(got["autograder"]).resolve() == (student_repo / "autograder" / "__init__.py").resolve()
-    unseen = [Submission(name, {k: (course.stage(k).file, text) for k, text in files.items()})
-              for name, files in spec.items() if name.startswith("unseen-")]
-    instructor = dict(built.instructor)
-    instructor.update({r.student: check_json(r) for r in grade(course, unseen, stages=built.stages,
-                                                               include_hidden=False, seed=7,
-                                                               sandbox=sandbox)})
+    # the instructor's run: public and hidden checks, as `python -m autograder grade` runs them
+    subs = [Submission(name, {k: (course.stage(k).file, text) for k, text in files.items()})
+            for name, files in spec.items()]
+    full = {r.student: r for r in grade(course, subs, stages=built.stages, seed=7, sandbox=sandbox)}
     for name, files in spec.items():
         (key,) = files
         mine = [s for s in rel.comparable(got["results"][name]) if s[0] == key]
-        theirs = [s for s in rel.comparable(instructor[name]) if s[0] == key]
         assert mine and mine[0][2], f"{name}: no checks ran"
-        if name.startswith("mistake-"):  # recorded at release time: everything agrees, messages included
-            assert mine == theirs, name
-        else:  # never seen: the verdicts agree
-            assert [(c[0], c[1], c[2]) for c in mine[0][2]] == [(c[0], c[1], c[2]) for c in theirs[0][2]], name
         assert not all(c[1] for c in mine[0][2]), f"{name} passed every check"
+        checks = mine[0][2]
+        public = [c for c in full[name].stage(key).checks if not c.hidden]
+        assert any(c.hidden for c in full[name].stage(key).checks), f"{key}: no hidden checks ran"
+        if name.startswith("mistake-"):
+            # recorded at release time: the public-only run agrees in everything, points included ...
+            recorded = [s for s in rel.comparable(built.instructor[name]) if s[0] == key]
+            assert mine == recorded, name
+            # ... and the full run's public checks give the same verdicts, messages and mistake names
+            assert [(c[0], c[1], c[4], c[5]) for c in checks] == \
+                   [(c.name, c.passed, c.message, c.mistake) for c in public], name
+        else:  # never seen by the release: the verdicts agree
+            assert [(c[0], c[1]) for c in checks] == [(c.name, c.passed) for c in public], name
 
 
 # ───────────────────────────── GitHub Classroom ─────────────────────────────
