@@ -312,6 +312,36 @@ def _write(out: Path, rel: str | Path, text: str | bytes) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def _write_release(out: Path, course, root: Path, modules: list[str], sources: dict[str, bytes],
+                   stubs: dict[str, str], stages: list[str], snapshot, reference) -> None:
+    from . import __version__
+
+    for rel in modules:
+        _write(out, Path("autograder") / rel, sources[rel])
+    for s in course.stages:
+        _write(out, Path("exercises") / s.file, student_stub(stubs[s.file], s))
+    _write(out, "course.yml", (root / "course.yml").read_bytes())
+    snapshot.save(out / SNAPSHOT_DIR)
+    steps, env, runners = _workflow_steps(course, stages)
+    first = course.stages[0]
+    values = {
+        "TITLE": course.title, "COURSE": course.id, "VERSION": __version__,
+        "STAGE_TABLE": _stage_table(course, stages), "FIRST_KEY": first.key, "FIRST_FILE": first.file,
+        "MAX_SCORE": str(sum(s.points for s in course.stages if s.key in stages)),
+        "STEPS": steps, "REPORTER_ENV": env, "RUNNERS": runners,
+        "EXAMPLE_COMMAND": stage_command(first.key),
+    }
+    _write(out, "README.md", _render("README.md", values))
+    _write(out, "Makefile", _render("Makefile", values))
+    _write(out, "pyproject.toml", _render("pyproject.toml", values))
+    _write(out, ".gitignore", _render("gitignore", values))
+    _write(out, Path(".github") / "workflows" / "classroom.yml", _render("classroom.yml", values))
+    _write(out, MANIFEST, json.dumps({
+        "course": course.id, "version": __version__, "stages_with_public_checks": stages,
+        "public_checks": {s.key: len(s.checks) for s in reference.stages},
+        "snapshot_entries": len(snapshot.index)}, indent=2) + "\n")
+
+
 def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogue: list[Path] | None = None,
                   log=print) -> Release:
     """Write the student repository into ``out`` and return what went into it.
@@ -353,40 +383,20 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
     if changed:
         raise ReleaseError(f"{', '.join(changed)} changed while the expected values were recorded: build again")
 
-    _prepare(out)
-    for rel in modules:
-        _write(out, Path("autograder") / rel, sources[rel])
-    for s in course.stages:
-        _write(out, Path("exercises") / s.file, student_stub(stubs[s.file], s))
-    _write(out, "course.yml", (root / "course.yml").read_bytes())
-    snapshot.save(out / SNAPSHOT_DIR)
-
-    from . import __version__
-
-    steps, env, runners = _workflow_steps(course, stages)
-    first = course.stages[0]
-    values = {
-        "TITLE": course.title, "COURSE": course.id, "VERSION": __version__,
-        "STAGE_TABLE": _stage_table(course, stages), "FIRST_KEY": first.key, "FIRST_FILE": first.file,
-        "MAX_SCORE": str(sum(s.points for s in course.stages if s.key in stages)),
-        "STEPS": steps, "REPORTER_ENV": env, "RUNNERS": runners,
-        "EXAMPLE_COMMAND": stage_command(first.key),
-    }
-    _write(out, "README.md", _render("README.md", values))
-    _write(out, "Makefile", _render("Makefile", values))
-    _write(out, "pyproject.toml", _render("pyproject.toml", values))
-    _write(out, ".gitignore", _render("gitignore", values))
-    _write(out, Path(".github") / "workflows" / "classroom.yml", _render("classroom.yml", values))
-    _write(out, MANIFEST, json.dumps({
-        "course": course.id, "version": __version__, "stages_with_public_checks": stages,
-        "public_checks": {s.key: len(s.checks) for s in reference.stages},
-        "snapshot_entries": len(snapshot.index)}, indent=2) + "\n")
-
-    leaks = scan_for_leaks(out, root)
-    if leaks:
-        shutil.rmtree(out / "autograder", ignore_errors=True)
-        raise ReleaseError("the release would give answers away (its autograder/ was removed):\n  "
-                           + "\n  ".join(leaks[:20]))
+    # written beside the target first, scanned, and only then moved in: a failed build leaves no half release
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        _write_release(staging, course, root, modules, sources, stubs, stages, snapshot, reference)
+        leaks = scan_for_leaks(staging, root)
+        if leaks:
+            raise ReleaseError("the release would give answers away, so it was not written:\n  "
+                               + "\n  ".join(leaks[:20]))
+        _prepare(out)
+        for item in staging.iterdir():
+            shutil.move(str(item), str(out / item.name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     release = Release(out=out, stages=stages, without_public_checks=without,
                       files=sorted(str(p.relative_to(out)) for p in out.rglob("*")
                                    if p.is_file() and ".git" not in p.relative_to(out).parts),
@@ -529,9 +539,11 @@ def verify_release(out: Path, root: Path, course, reference) -> None:
     try:
         got = json.loads(proc.stdout)
     except ValueError:
-        raise ReleaseError(f"the release's check did not run (exit {proc.returncode}):\n{proc.stderr[-3000:]}") from None
+        raise ReleaseError(f"the release's check did not run (exit {proc.returncode}):\n"
+                           f"{proc.stderr[-3000:]}") from None
     if proc.returncode != 0 or got["score"] != got["max_score"]:
-        bad = [f"{s['key']}: {c['name']}: {c['message']}" for s in got["stages"] for c in s["checks"] if not c["passed"]]
+        bad = [f"{s['key']}: {c['name']}: {c['message']}"
+               for s in got["stages"] for c in s["checks"] if not c["passed"]]
         raise ReleaseError("the release's check does not give the solutions full marks:\n  " + "\n  ".join(bad))
     want = check_json(reference)
     if comparable(got) != comparable(want):
