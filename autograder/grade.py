@@ -210,7 +210,8 @@ class GradeRun:
                 self.failures.setdefault(sub.student, "not graded")
                 continue
             result = store.result_from_record(record)
-            g = Graded(result=result, notes=list(record.get("notes") or []), layout=record.get("layout", ""))
+            g = Graded(result=result, notes=list(record.get("notes") or []), layout=record.get("layout", ""),
+                       stored=record["result"])
             graded.append(g)
             folder = store.student_dir(self.out_dir, sub.student)
             if not (folder / store.GRADESCOPE_FILE).is_file():

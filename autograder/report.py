@@ -21,15 +21,31 @@ from .results import CheckResult, StageResult, SubmissionResult
 
 @dataclass
 class Graded:
-    """One student's result as the reports see it."""
+    """One student's result as the reports see it. ``stored`` is the result's JSON as written when it was graded:
+    its stage scores and total were rounded once from the exact sums, whereas sums of the stored (rounded) check
+    points can miss them by a few 1e-4; the reports use the stored figures, as Gradescope's file does."""
 
     result: SubmissionResult
     notes: list[str] = field(default_factory=list)
     layout: str = "files"
+    stored: dict | None = None
 
     @property
     def student(self) -> str:
         return self.result.student
+
+    @property
+    def total(self) -> float:
+        if self.stored and isinstance(self.stored.get("score"), (int, float)):
+            return float(self.stored["score"])
+        return self.result.score
+
+    def stage_score(self, key: str) -> float | None:
+        for s in (self.stored or {}).get("stages", []):
+            if s.get("key") == key and isinstance(s.get("score"), (int, float)):
+                return float(s["score"])
+        stage = _stage(self.result, key)
+        return stage.score if stage is not None else None
 
 
 FULL = 1e-3  # stored check points are rounded to 4 decimals: a sum may miss the maximum by a few 1e-4
@@ -100,9 +116,9 @@ def grades_csv(course: Course, graded: list[Graded]) -> str:
     for g in graded:
         row = [_csv_safe(g.student)]
         for key in course.keys:
-            stage = _stage(g.result, key)
-            row.append(_num(stage.score) if stage is not None else "")
-        row.append(_num(g.result.score))
+            score = g.stage_score(key)
+            row.append(_num(score) if score is not None else "")
+        row.append(_num(g.total))
         w.writerow(row)
     return out.getvalue()
 
@@ -132,7 +148,7 @@ class ClassStats:
 
 
 def class_stats(course: Course, graded: list[Graded]) -> ClassStats:
-    totals = [g.result.score for g in graded]
+    totals = [g.total for g in graded]
     max_score = max((g.result.max_score for g in graded), default=0)
     means, full, status = {}, {}, {}
     rates: dict[str, dict[str, list[int]]] = {}
@@ -141,7 +157,7 @@ def class_stats(course: Course, graded: list[Graded]) -> ClassStats:
         stages = [s for g in graded if (s := _stage(g.result, key)) is not None]
         if not stages:
             continue
-        means[key] = sum(s.score for s in stages) / len(stages)
+        means[key] = sum(g.stage_score(key) or 0.0 for g in graded if _stage(g.result, key) is not None) / len(stages)
         full[key] = sum(s.full_marks for s in stages)
         status[key] = Counter(s.status for s in stages)
         per = rates.setdefault(key, {})
@@ -328,18 +344,19 @@ def figures_html(figures: dict | None) -> str:
     return "".join(out)
 
 
-def _stage_cell(stage: StageResult | None) -> str:
+def _stage_cell(stage: StageResult | None, score: float | None = None) -> str:
     if stage is None:
         return '<td class="none n dim">–</td>'
-    cls = _score_class(stage.score, stage.max_score)
+    score = stage.score if score is None else score
+    cls = _score_class(score, stage.max_score)
     title = stage.note or stage.status
-    return f'<td class="{cls} n" title="{esc(title)}">{_num(stage.score)}</td>'
+    return f'<td class="{cls} n" title="{esc(title)}">{_num(score)}</td>'
 
 
 def student_section(course: Course, g: Graded, anchor: str, *, open_: bool = False) -> str:
     r = g.result
     parts = [f'<details id="{anchor}"{" open" if open_ else ""}><summary>{esc(r.student)} — '
-             f'{_num(r.score)}/{_num(r.max_score)}</summary>']
+             f'{_num(g.total)}/{_num(r.max_score)}</summary>']
     if g.notes:
         parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in g.notes) + "</ul>")
     parts.append('<table><tr><th>#</th><th>stage</th><th>score</th><th>status</th><th>seed</th></tr>')
@@ -348,7 +365,7 @@ def student_section(course: Course, g: Graded, anchor: str, *, open_: bool = Fal
         status = "full marks" if stage.full_marks else (stage.note or stage.status)
         if stage.status == "graded" and not stage.full_marks:
             status = f"{sum(c.passed for c in stage.checks)}/{len(stage.checks)} checks pass"
-        parts.append(f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>{_stage_cell(stage)}'
+        parts.append(f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>{_stage_cell(stage, g.stage_score(stage.key))}'
                      f'<td>{esc(status)}</td><td class="n dim">{esc(stage.seed if stage.seed is not None else "")}'
                      f'</td></tr>')
     parts.append("</table>")
@@ -436,8 +453,8 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
     for i, g in enumerate(graded):
         anchors[i] = f"s{i}"
         p.append(f'<tr><td><a href="#s{i}">{esc(g.student)}</a></td>'
-                 + "".join(_stage_cell(_stage(g.result, s.key)) for s in graded_stages)
-                 + f'<td class="n {_score_class(g.result.score, g.result.max_score)}">{_num(g.result.score)}</td></tr>')
+                 + "".join(_stage_cell(_stage(g.result, s.key), g.stage_score(s.key)) for s in graded_stages)
+                 + f'<td class="n {_score_class(g.total, g.result.max_score)}">{_num(g.total)}</td></tr>')
     p.append("</table>")
 
     p.append("<h2>Students</h2>")
