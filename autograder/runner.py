@@ -188,9 +188,12 @@ class GraderPlugin:
     def release_proxy(self, submission: Submission, stage: Stage) -> None:
         """A module is done with its proxy: close the child once no check of that stage is left to run."""
         key = (submission.student, stage.key)
-        if self._open is not None and self._open[0] == key and \
-                not any(n in self.item_info for n in self._stage_items.get(key, ())):
+        if self._open is None or self._open[0] != key:
+            return
+        if not any(n in self.item_info for n in self._stage_items.get(key, ())):
             self._close_open()
+        elif hasattr(self._open[1], "restarts"):
+            self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes or hangs
 
     def _close_open(self) -> None:
         _, proxy = self._open
