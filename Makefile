@@ -4,6 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 TORCH_PIN := torch==2.13.0
+# Where the pinned torch comes from when the interpreter has none. Empty: pip's configured index (on these
+# machines a local CPU wheel). Elsewhere PyPI's Linux wheel is the CUDA build: for the CPU one use
+#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 
 .PHONY: setup demo test exercises notebooks release check clean
 
@@ -16,7 +20,7 @@ $(VENV)/.ready: pyproject.toml
 	  || echo "WARNING: could not install bubblewrap: learner code will run without the sandbox"; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip >/dev/null
-	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q $(TORCH_PIN)
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) $(TORCH_PIN)
 	$(PY) -m pip install -q -e ".[notebooks,test]"
 	@touch $@
 
