@@ -79,6 +79,19 @@ def _device_hint(device: str | None) -> str:
     return hint
 
 
+def deal(subs: list[Collected], n: int) -> list[list[Collected]]:
+    """Split the work into ``n`` shards of about equal cost (a stage with a source costs 1, a missing one
+    nothing): biggest first, each to the lightest shard. Each shard keeps the class order."""
+    shards: list[list[Collected]] = [[] for _ in range(n)]
+    load = [0] * n
+    order = {s.student: i for i, s in enumerate(subs)}
+    for sub in sorted(subs, key=lambda s: -len(s.sources)):
+        i = min(range(n), key=lambda j: (load[j], j))
+        shards[i].append(sub)
+        load[i] += max(1, len(sub.sources))
+    return [sorted(shard, key=lambda s: order[s.student]) for shard in shards if shard]
+
+
 class GradeRun:
     """One invocation of ``grade``: what is to do, the judges, the files at the end."""
 
@@ -126,7 +139,7 @@ class GradeRun:
         import multiprocessing as mp
 
         n_jobs = max(1, min(self.jobs or default_jobs(), len(todo)))
-        shards = [todo[i::n_jobs] for i in range(n_jobs)]
+        shards = deal(todo, n_jobs)
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
         base_slot = (os.getpid() * 7) % 3000
