@@ -17,6 +17,7 @@ import hashlib
 import importlib
 import json
 import pkgutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -91,11 +92,22 @@ def expected(name: str, *args, **kwargs) -> torch.Tensor:
     return value
 
 
-def mistakes(name: str, *args, **kwargs) -> dict[str, torch.Tensor]:
-    """Outputs of the known mistakes for ``name`` on the same inputs (absent ones are skipped)."""
+def mistakes(name: str, *args, **kwargs) -> Mapping[str, torch.Tensor]:
+    """Outputs of the known mistakes for ``name`` on the same inputs (absent ones are skipped).
+
+    A read-only mapping whose values are computed on first use: a check passes it to ``expect_close``, which
+    looks at it only when the learner's answer is wrong, so a correct answer costs no variant at all."""
     if _SNAPSHOT is not None:
         return _SNAPSHOT.get("mistakes", name, args, kwargs, default={})
     _, variants = _lookup(name)
+    if _RECORDER is not None:
+        out = _compute_mistakes(variants, args, kwargs)
+        _RECORDER.put("mistakes", name, args, kwargs, out)
+        return out
+    return _LazyMistakes(variants, _copy(args), _copy(kwargs))
+
+
+def _compute_mistakes(variants: dict, args, kwargs) -> dict[str, torch.Tensor]:
     out = {}
     with torch.no_grad():
         for label, fn in variants.items():
@@ -103,9 +115,44 @@ def mistakes(name: str, *args, **kwargs) -> dict[str, torch.Tensor]:
                 out[label] = fn(*_f64(args), **_f64(kwargs))
             except Exception:  # noqa: BLE001 - a variant that does not apply to this input is skipped
                 continue
-    if _RECORDER is not None:
-        _RECORDER.put("mistakes", name, args, kwargs, out)
     return out
+
+
+def _copy(value):
+    """Inputs kept for later: detached copies, so a check that reuses its tensors cannot change them."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+class _LazyMistakes(Mapping):
+    def __init__(self, variants: dict, args, kwargs):
+        self._variants, self._args, self._kwargs = variants, args, kwargs
+        self._out: dict | None = None
+
+    def _values(self) -> dict:
+        if self._out is None:
+            self._out = _compute_mistakes(self._variants, self._args, self._kwargs)
+        return self._out
+
+    def __getitem__(self, key):
+        return self._values()[key]
+
+    def __iter__(self):
+        return iter(self._values())
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+    def __bool__(self) -> bool:
+        return bool(self._variants)
+
+    def __repr__(self) -> str:
+        return f"<known mistakes: {', '.join(self._variants)}>"
 
 
 def _lookup(name: str):
