@@ -28,7 +28,7 @@ from pathlib import Path
 from . import store
 from .collect import Collected, collect_class
 from .course import Course, load_course
-from .report import Graded, gradescope_json, grades_csv, render_feedback, render_report, summary_table
+from .report import Graded, gradescope_json, grades_csv, plural, render_feedback, render_report, summary_table
 
 REPORT_FILE = "report.html"
 GRADES_FILE = "grades.csv"
@@ -251,7 +251,7 @@ class GradeRun:
         if not subs:
             self.err.print(f"[yellow]no student folders found in {_rich_escape(str(self.class_dir))}[/yellow]")
         if not self.quiet:
-            self.err.print(f"{len(subs)} submissions in {_rich_escape(str(self.class_dir))}"
+            self.err.print(f"{plural(len(subs), 'submission')} in {_rich_escape(str(self.class_dir))}"
                            f" ({self.listing.layout} layout), seed {self.seed}: "
                            f"{len(todo)} to grade, {n_skip} unchanged since the last run")
         if todo:
@@ -273,7 +273,7 @@ class GradeRun:
             from rich.console import Console
 
             Console().print(summary_table(self.course, graded))
-            self.err.print(f"graded {len(self.graded_now)} submissions in {elapsed:.1f} s"
+            self.err.print(f"graded {plural(len(self.graded_now), 'submission')} in {elapsed:.1f} s"
                            + (f" ({elapsed / len(self.graded_now):.3f} s each)" if self.graded_now else "")
                            + (f"; {n_skip} unchanged (kept)" if n_skip else ""))
         for student, why in sorted(self.failures.items()):

@@ -55,6 +55,10 @@ def _num(x: float) -> str:
     return f"{round(x, 2):g}"
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def stage_key_of(check_name: str) -> str:
     return check_name.split(":", 1)[0]
 
@@ -185,7 +189,7 @@ def summary_table(course: Course, graded: list[Graded]):
     from rich.table import Table
 
     stats = class_stats(course, graded)
-    table = Table(title=f"{course.title}: {stats.n} submissions", title_justify="left")
+    table = Table(title=f"{course.title}: {plural(stats.n, 'submission')}", title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("stage")
     table.add_column("mean", justify="right")
@@ -403,7 +407,7 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
          f'<meta name="viewport" content="width=device-width,initial-scale=1">'
          f'<title>{esc(course.title)}: class report</title><style>{CSS}</style></head><body>',
          f"<h1>{esc(course.title)} — class report</h1>"]
-    facts = [f"{stats.n} submissions"]
+    facts = [plural(stats.n, "submission")]
     if stats.totals:
         mean = sum(stats.totals) / len(stats.totals)
         facts.append(f"mean {_num(mean)}/{_num(stats.max_score)}, median {_num(_median(stats.totals))}")
