@@ -26,9 +26,12 @@ $(VENV)/.ready: pyproject.toml
 
 setup: $(VENV)/.ready
 
+# The main job on the bundled examples: the reference solutions (full marks), a learner halfway through (what a
+# learner sees), then a whole class graded in the sandbox, with the report's path printed at the end.
 demo: setup
 	$(PY) -m autograder check solutions
 	$(PY) -m autograder check examples/learner || true
+	$(PY) -m autograder grade examples/class --out out/demo-class --timeout 3
 
 test: setup
 	$(PY) -m pytest -q
