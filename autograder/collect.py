@@ -568,6 +568,8 @@ def collect_class(course: Course, class_dir: Path, *, exclude: list[Path] | None
                 if sub.layout == "files":
                     sub.layout = "nbgrader"
         else:
-            sub = collect_student(course, path, student=name)
+            # a clone of the student release keeps its stage files in exercises/: look there too (the top wins)
+            folders = [path] + ([path / "exercises"] if _is_real_dir(path / "exercises") else [])
+            sub = collect_student(course, folders, student=name)
         listing.submissions.append(sub)
     return listing

@@ -224,3 +224,16 @@ def test_the_bundled_example_class_collects_as_described(course):
     assert by["ivan"].sources["loop_average"][0] == "01_loop_average.ipynb"
     assert "symbolic link" in by["jo"].problems["softmax_average"]
     assert any("conftest.py" in n and "torch.py" in n for n in by["jo"].notes)
+
+
+def test_a_clone_of_the_student_release_is_read_from_its_exercises_folder(tmp_path, course):
+    repo = tmp_path / "class" / "zoe"
+    (repo / "exercises").mkdir(parents=True)
+    (repo / "exercises" / "01_loop_average.py").write_text(solution_body("01_loop_average.py"))
+    (repo / "exercises" / "conftest.py").write_text("raise SystemExit('planted')\n")
+    (repo / "02_tril_average.py").write_text(solution_body("02_tril_average.py"))  # the top folder wins
+    (repo / "exercises" / "02_tril_average.py").write_text("broken = \n")
+    (sub,) = collect_class(course, tmp_path / "class").submissions
+    assert sub.sources["loop_average"][1] == solution_body("01_loop_average.py")
+    assert sub.sources["tril_average"][1] == solution_body("02_tril_average.py")
+    assert sub.problems["softmax_average"] == "file missing: 03_softmax_average.py"
