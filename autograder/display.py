@@ -50,7 +50,7 @@ def print_check(console: Console, course: Course, result: SubmissionResult, hint
         console.print(f"\n[bold]{course.stage(stage.key).number}. {stage.key}[/bold] — first failing check: "
                       f"[bold]{escape(failure.name)}[/bold]")
         console.print("  " + escape(failure.message).replace("\n", "\n  "))
-        if failure.mistake:
+        if failure.mistake and failure.mistake not in failure.message:
             console.print(f"  [magenta]known mistake:[/magenta] {escape(failure.mistake)}")
         hints = course.stage(stage.key).hints
         shown = hints_shown.get(stage.key, 0)
