@@ -164,11 +164,11 @@ def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit
     n_json, n_blob = _unpack_header(_recv_exact(sock, _HEADER.size, deadline))
     if n_json > json_limit or n_blob > MAGIC_LIMIT:
         raise ValueError(f"frame too large ({n_json} + {n_blob} bytes)")
-    data = _recv_exact(sock, n_json, deadline)
-    blob = _recv_exact(sock, n_blob, deadline) if n_blob else b""
+    n_mac = MAC_SIZE if key else 0
+    body = _recv_exact(sock, n_json + n_blob + n_mac, deadline)  # the rest of the frame in as few reads as it takes
+    data, blob = body[:n_json], body[n_json:n_json + n_blob]
     if key:
-        mac = _recv_exact(sock, MAC_SIZE, deadline)
-        if not _same_digest(mac, _hmac_digest(key, data + blob, "sha256")):
+        if not _same_digest(body[n_json + n_blob:], _hmac_digest(key, body[:n_json + n_blob], "sha256")):
             raise ForgedFrame("the reply is not signed by the worker")
     header = loads(data)
     if not isinstance(header, dict):
