@@ -111,6 +111,11 @@ class StageUnavailable(StudentFailure):
 
 PLUGIN_KEY = pytest.StashKey["GraderPlugin"]()
 
+try:  # pytest's protocol for one item (setup, call, teardown); without it the default hook runs
+    from _pytest.runner import runtestprotocol as _runtestprotocol
+except ImportError:  # pragma: no cover - a pytest that moved it
+    _runtestprotocol = None
+
 
 class GraderPlugin:
     """Parametrises the graders over submissions and devices, and turns pytest reports into results."""
@@ -207,6 +212,16 @@ class GraderPlugin:
             self._close_open()
 
     # -- verdicts -----------------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        """pytest's own protocol (setup, call, teardown, each reported) without the logstart/logfinish hooks:
+        nothing listens to them here (the terminal plugin is off), and computing their ``item.location`` (the
+        grader file's path, made relative) was about 5 % of the judge's time."""
+        if _runtestprotocol is None or item.nodeid not in self.item_info:
+            return None
+        _runtestprotocol(item, nextitem=nextitem)
+        return True
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call):
         """The report of a grader check, made here instead of by pytest: the verdict and the learner's message

@@ -191,6 +191,9 @@ class Opaque:
 
 def _decode_reply_value(value, blob: bytes, depth: int = 0):
     """Records from the child → values. Everything is checked: the child runs untrusted code."""
+    kind = type(value)
+    if (kind is str or kind is int or kind is float or kind is bool or value is None) and depth <= 12:
+        return value  # the common case first (names, shapes, flags in describe() replies)
     import torch
 
     if depth > 12:
