@@ -208,3 +208,27 @@ def expect_unchanged(reply: dict, what: str) -> None:
         fail(f"{what} modified its input (argument {changed[0] + 1}) in place: "
              "make sure operations like +=, masked_fill_ or div_ are not done on the input",
              mistake="input modified in place")
+
+
+# ───────────────────────────── reading a learner's error ─────────────────────────────
+
+
+def error_line(error: dict, source: str = "") -> str:
+    """The learner's line of code that raised ``error`` (a reply's error record). The child sends the line when
+    it can; otherwise it is read from ``source``, the file the judge already holds."""
+    where = error.get("where") or {}
+    code, line = where.get("code") or "", where.get("line")
+    if not code and isinstance(line, int) and isinstance(source, str) and 0 < line <= len(source.splitlines()):
+        code = source.splitlines()[line - 1]
+    return code
+
+
+def uses_dot_T(code: str) -> bool:
+    """Does a line of code use the ``.T`` attribute (``keys.T``), not a longer name (``x.Total``, ``.Tensor``)?"""
+    i = code.find(".T")
+    while i >= 0:
+        after = code[i + 2:i + 3]
+        if not (after.isalnum() or after == "_"):
+            return True
+        i = code.find(".T", i + 2)
+    return False

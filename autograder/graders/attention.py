@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checking import as_tensor, compare, diagnose, fail
+from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
 from autograder.graders.inputs import fixed
 from autograder.sandbox import MissingName, StudentCodeError
 
@@ -55,25 +55,11 @@ F64 = torch.float64
 # ───────────────────────────── learner errors that point at a mistake ─────────────────────────────
 
 
-def _uses_dot_T(code: str) -> bool:
-    """``.T`` as an attribute (``keys.T``), not the start of a longer name (``x.Total``)."""
-    i = code.find(".T")
-    while i >= 0:
-        after = code[i + 2:i + 3]
-        if not (after.isalnum() or after == "_"):
-            return True
-        i = code.find(".T", i + 2)
-    return False
-
 
 def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
-    where = error.get("where") or {}
-    code = where.get("code") or ""
-    if not code and where.get("line") and source:  # the child cannot read the file back; the judge has it
-        lines = source.splitlines()
-        code = lines[where["line"] - 1] if 0 < where["line"] <= len(lines) else ""
+    code = error_line(error, source)
     message = error.get("message") or ""
-    if _uses_dot_T(code) or "`x.T`" in message:
+    if uses_dot_T(code) or "`x.T`" in message:
         return ("`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
                 "features) use .transpose(-2, -1)", X_T)
     if "view size is not compatible" in message:

@@ -3,8 +3,8 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, diagnose, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
-                                 tolerance)
+from autograder.checking import (check, diagnose, error_line, expect_close, expect_meta, expect_shape,
+                                 expect_unchanged, fail, tolerance, uses_dot_T)
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
 from autograder.sandbox import StudentCodeError
 
@@ -29,25 +29,6 @@ def _args(x, kw) -> str:
     return f"x {tuple(x.shape)}" + "".join(f", {k}={v}" for k, v in kw.items())
 
 
-def failing_line(student, exc: StudentCodeError) -> str:
-    """The learner's line that raised (from the reply, or from the source the judge already holds)."""
-    where = exc.error.get("where") or {}
-    code, line = where.get("code") or "", where.get("line")
-    source = getattr(student, "source", "")
-    if not code and isinstance(line, int) and isinstance(source, str) and 0 < line <= len(source.splitlines()):
-        code = source.splitlines()[line - 1]
-    return code
-
-
-def uses_dot_T(code: str) -> bool:
-    """Does a line of code use the ``.T`` attribute (not ``.Tensor``, ``.T_max``...)?"""
-    i = code.find(".T")
-    while i >= 0:
-        after = code[i + 2:i + 3]
-        if not (after.isalnum() or after == "_"):
-            return True
-        i = code.find(".T", i + 2)
-    return False
 
 
 def call(student, name: str, x: torch.Tensor, **kw):
@@ -55,7 +36,7 @@ def call(student, name: str, x: torch.Tensor, **kw):
     try:
         return student.call(name, x, **kw)
     except StudentCodeError as exc:
-        code = failing_line(student, exc)
+        code = error_line(exc.error, getattr(student, "source", ""))
         if x.dim() > 2 and uses_dot_T(code):
             fail(f"{name}(x {tuple(x.shape)}) failed on a batch of sequences: {exc}\n"
                  "On a tensor with more than two dims, x.T reverses all of them: (B, T, C) becomes (C, T, B). "

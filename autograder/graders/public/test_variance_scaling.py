@@ -6,7 +6,8 @@ The statistical checks (variance ≈ 1 for every d_k, entropy) need many random 
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checking import (check, error_line, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
+                                 uses_dot_T)
 from autograder.graders.inputs import fixed
 from autograder.sandbox import StudentCodeError
 
@@ -21,25 +22,6 @@ Q4, K4 = fixed(2, 2, 3, 5, seed=54), fixed(2, 2, 6, 5, seed=55)  # extra leading
 QC, KC = fixed(3, 2, 3, seed=56), fixed(3, 3, 3, seed=57)  # B = T_k = d_k: k.T runs without an error here
 
 
-def failing_line(student, exc: StudentCodeError) -> str:
-    """The learner's line that raised (from the reply, or from the source the judge already holds)."""
-    where = exc.error.get("where") or {}
-    code, line = where.get("code") or "", where.get("line")
-    source = getattr(student, "source", "")
-    if not code and isinstance(line, int) and isinstance(source, str) and 0 < line <= len(source.splitlines()):
-        code = source.splitlines()[line - 1]
-    return code
-
-
-def uses_dot_T(code: str) -> bool:
-    """Does a line of code use the ``.T`` attribute (not ``.Tensor``, ``.T_max``...)?"""
-    i = code.find(".T")
-    while i >= 0:
-        after = code[i + 2:i + 3]
-        if not (after.isalnum() or after == "_"):
-            return True
-        i = code.find(".T", i + 2)
-    return False
 
 
 def scores(student, q, k, **kw):
@@ -47,7 +29,7 @@ def scores(student, q, k, **kw):
     try:
         return student.call("scaled_scores", q, k, **kw)
     except StudentCodeError as exc:
-        code = failing_line(student, exc)
+        code = error_line(exc.error, getattr(student, "source", ""))
         if k.dim() > 2 and uses_dot_T(code):
             fail(f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
                  "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
