@@ -329,16 +329,21 @@ def write_exercises(course_root: Path) -> list[Path]:
     """
     course_root = Path(course_root)
     rendered = render_exercises(course_root)  # render all first: fail before writing anything
-    ex_dir = course_root / EXERCISES_DIR
-    ex_dir.mkdir(parents=True, exist_ok=True)
+    return sync_generated(course_root / EXERCISES_DIR, rendered, _orphans(course_root, rendered))
+
+
+def sync_generated(folder: Path, rendered: dict[str, str], orphans: list[Path]) -> list[Path]:
+    """Bring a generated folder in line with ``rendered`` (name → text): write what differs, delete ``orphans``
+    (generated files whose source is gone). Unchanged files are not touched. Returns the paths changed."""
+    folder.mkdir(parents=True, exist_ok=True)
     changed = []
     for name, text in rendered.items():
-        path = ex_dir / name
+        path = folder / name
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         path.write_text(text, encoding="utf-8")
         changed.append(path)
-    for path in _orphans(course_root, rendered):
+    for path in orphans:
         path.unlink()
         changed.append(path)
     return changed

@@ -24,7 +24,7 @@ import textwrap
 from pathlib import Path
 
 from .course import Course, Stage, load_course
-from .generate import SOLUTIONS_DIR, TODO_WIDTH, _analyse, strip_solution
+from .generate import SOLUTIONS_DIR, TODO_WIDTH, _analyse, strip_solution, sync_generated
 
 NOTEBOOKS_DIR = "notebooks"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -222,18 +222,7 @@ def write_notebooks(root: Path | None = None) -> list[Path]:
     course = load_course(Path(root) / "course.yml" if root else None)
     folder = course.root / NOTEBOOKS_DIR
     rendered = render_notebooks(course=course)
-    folder.mkdir(parents=True, exist_ok=True)
-    changed = []
-    for name, text in rendered.items():
-        path = folder / name
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.write_text(text, encoding="utf-8")
-        changed.append(path)
-    for path in _orphans(folder, rendered):
-        path.unlink()
-        changed.append(path)
-    return changed
+    return sync_generated(folder, rendered, _orphans(folder, rendered))
 
 
 def main(argv: list[str] | None = None) -> int:
