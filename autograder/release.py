@@ -64,7 +64,7 @@ SHIPPED = (
 # oracles when it exists): they are optional there and nowhere else.
 NOT_SHIPPED = (
     "oracles", "graders.hidden", "generate", "release", "grade", "gradescope", "nbgrader_build", "collect", "store",
-    "report", "reports", "notebooks", "inprocess",
+    "report", "reports", "notebooks", "inprocess", "catalogue",
 )
 
 
@@ -180,14 +180,15 @@ def select_modules(package: Path = PACKAGE) -> list[str]:
 
 def _catalogue(course, root: Path, paths: list[Path] | None) -> list:
     """The mistake catalogue (or ``paths`` from it) as one-stage submissions (file ``<stage key>__<what>.py``)."""
+    from .catalogue import mistake_files, mistake_source
     from .runner import Submission
 
     subs = []
-    for path in sorted((root / MISTAKE_CATALOGUE).glob("*__*.py")) if paths is None else paths:
+    for path in mistake_files(root) if paths is None else paths:
         key = path.name.split("__")[0]
         if key in course.keys:
             subs.append(Submission(f"mistake-{path.stem}",
-                                   {key: (course.stage(key).file, path.read_text(encoding="utf-8"))}))
+                                   {key: (course.stage(key).file, mistake_source(path, root))}))
     return subs
 
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 def make_class(dest: Path, n: int, seed: int) -> dict[str, str]:
     """Write ``n`` student folders into ``dest``; returns student → what they submitted."""
+    from autograder.catalogue import mistake_source
     from autograder.course import load_course
 
     course = load_course(ROOT / "course.yml")
@@ -65,7 +66,7 @@ def make_class(dest: Path, n: int, seed: int) -> dict[str, str]:
             options = mistakes.get(stage.key, [])
             if options and rnd.random() < 0.8:
                 pick = rnd.choice(options)
-                shutil.copy(pick, folder / stage.file)
+                (folder / stage.file).write_text(mistake_source(pick, ROOT))
                 changed.append(f"{stage.key}: {pick.stem.split('__', 1)[1]}")
             else:
                 shutil.copy(ROOT / "exercises" / stage.file, folder / stage.file)

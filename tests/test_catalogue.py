@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from autograder.catalogue import mistake_files, mistake_source
 from autograder.runner import Submission, grade
 
 ROOT = Path(__file__).resolve().parent.parent
-MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*__*.py"))
+MISTAKES = mistake_files(ROOT)
 
 
 def declared_mistake(path: Path) -> str | None:
@@ -36,7 +37,7 @@ def graded(course, sandbox):
     for path in MISTAKES:
         stage_key = path.name.split("__")[0]
         sub = solutions_submission(course, path.stem)
-        sub.sources[stage_key] = (course.stage(stage_key).file, path.read_text())
+        sub.sources[stage_key] = (course.stage(stage_key).file, mistake_source(path, ROOT))
         subs.append(sub)
     return {r.student: r for r in grade(course, subs, sandbox=sandbox, seed=1234)}
 

@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from autograder import release as rel
+from autograder.catalogue import mistake_source
 from autograder.course import load_course
 from autograder.generate import solution_regions
 
@@ -386,7 +387,7 @@ def test_check_on_the_solutions_gives_full_marks_and_agrees(student_repo, built,
 @pytest.mark.slow
 def test_a_typical_mistake_loses_points_and_is_named(student_repo, built, course):
     path = MISTAKES / f"{TYPICAL}.py"
-    source = path.read_text() if path.is_file() else TYPICAL_SOURCE
+    source = mistake_source(path) if path.is_file() else TYPICAL_SOURCE
     name = _declared(path) if path.is_file() else "upper instead of lower triangle (torch.triu)"
     key = TYPICAL.split("__")[0]
     files = _solutions(course)
@@ -429,7 +430,7 @@ def test_release_and_instructor_agree_check_by_check(student_repo, built, course
     for path in _sample():
         key = path.name.split("__")[0]
         if key in built.stages:
-            spec[f"mistake-{path.stem}"] = {key: path.read_text()}
+            spec[f"mistake-{path.stem}"] = {key: mistake_source(path)}
     for key, source in UNSEEN.items():
         if key in built.stages:
             spec[f"unseen-{key}"] = {key: source}
