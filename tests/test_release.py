@@ -365,7 +365,7 @@ def test_check_on_the_untouched_stubs_gives_zero(student_repo, built, course):
                           timeout=600)
     assert proc.returncode != 0
     assert "not implemented yet" in proc.stdout
-    assert f"total 0/" in proc.stdout
+    assert "total 0/" in proc.stdout
     hint = subprocess.run(["make", "hint", f"STAGE={built.stages[0]}"], cwd=student_repo, env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert hint.returncode == 0 and "Hint 1/" in hint.stdout, hint.stdout + hint.stderr

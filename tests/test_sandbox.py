@@ -4,7 +4,6 @@ runner are in test_hostile.py.)"""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys

@@ -7,7 +7,6 @@
 
 import math
 
-import torch
 import torch.nn.functional as F
 
 from autograder.graders import attention as m
