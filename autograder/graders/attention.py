@@ -126,12 +126,32 @@ def qkv(d_in: int, d_out: int) -> dict:
     return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out)}
 
 
+def new_module(student, cls: str, *args, weights: dict, what: str, hint: str = "", dtype=None, **kwargs):
+    """``cls(*args, **kwargs)`` built with ``seed=123``, moved to ``dtype`` and holding ``weights`` (checked as
+    :func:`load_weights` checks them), in one round trip to the learner's process."""
+    handle = student.new(cls, *args, seed=123, module_dtype=dtype, weights=weights, **kwargs)
+    load_weights(handle, weights, what, hint=hint)
+    return handle
+
+
 def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
-    """Load ``weights`` into the learner's module (buffers and anything else it keeps are left as they are)."""
+    """Load ``weights`` into the learner's module (buffers and anything else it keeps are left as they are).
+
+    When the module was built with these weights (:func:`new_module`), the worker already read its state and
+    loaded them if they fit; the same checks run here on the state it reported, and its error, if any, is
+    raised where the separate calls would have raised it."""
     info = handle.info
     params = sorted(info.get("params", {}))
+    prepared = getattr(handle, "prepared", None) if getattr(handle, "prepared_for", None) is weights else None
     # buffers (the mask) are part of the state too: read them back and load them unchanged
-    state = handle.state() if info.get("buffers") else {n: _Shape(p["shape"]) for n, p in info["params"].items()}
+    if not info.get("buffers"):
+        state = {n: _Shape(p["shape"]) for n, p in info["params"].items()}
+    elif prepared is None:
+        state = handle.state()
+    elif prepared.get("state_error"):
+        handle.raise_error(prepared["state_error"])
+    else:
+        state = {n: _Shape(shape if shape is not None else ()) for n, shape in prepared["state"].items()}
     for name, w in weights.items():
         if name not in state:
             layer = name.split(".")[0]
@@ -151,6 +171,12 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
     if extra:
         fail(f"{what} has parameters the exercise does not ask for: {', '.join(extra)}"
              + (f". {hint}" if hint else ""), NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None)
+    if prepared is not None:
+        if prepared.get("load_error"):
+            handle.raise_error(prepared["load_error"])
+        if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
+            fail(f"{what}: the weights could not be loaded")
+        return
     merged = {n: (weights[n] if n in weights else v.t) for n, v in state.items() if n in weights or hasattr(v, "t")}
     handle.load_state(merged)
 

@@ -4,7 +4,7 @@ import torch
 
 from autograder import oracle
 from autograder.checking import check, expect_shape
-from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, load_weights, perturb_from,
+from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, new_module, perturb_from,
                                           qkv, random_linear_weights, sdpa)
 from autograder.graders.inputs import randn
 
@@ -63,9 +63,8 @@ def test_random_module(student, rng):
     for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):
         d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 1, 5)
         w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
-        handle = student.new("CausalSelfAttention", d_in, hs, L, qkv_bias=bias, seed=123)
-        handle.to(dtype=F64)
-        load_weights(handle, w, f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})")
+        handle = new_module(student, "CausalSelfAttention", d_in, hs, L, qkv_bias=bias, weights=w,
+                            what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", dtype=F64)
         x = randn(rng, 3, T, d_in)
         what = f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})(x (3, {T}, {d_in}))"
         with explained(student, what):
@@ -77,8 +76,8 @@ def test_random_module(student, rng):
 @check("CausalSelfAttention: non-contiguous input, every device")
 def test_module_devices(student, rng, device):
     w = random_linear_weights(rng, qkv(4, 3), bias=False)
-    handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
-    load_weights(handle, w, "CausalSelfAttention(4, 3, 8)")
+    handle = new_module(student, "CausalSelfAttention", 4, 3, 8, weights=w,
+                        what="CausalSelfAttention(4, 3, 8)")
     handle.to(device, torch.float32)
     x = randn(rng, 2, 7, 4)
     what = f"CausalSelfAttention(4, 3, 8)(x non-contiguous, float32 on {device})"

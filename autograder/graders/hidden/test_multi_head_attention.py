@@ -4,7 +4,7 @@ import torch
 
 from autograder import oracle
 from autograder.checking import check, expect_close, expect_shape
-from autograder.graders.attention import expect_close_by_hand, explained, load_weights, random_linear_weights
+from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
 from autograder.graders.inputs import randn
 from autograder.graders.public.test_multi_head_attention import layers, torch_mha
 
@@ -19,9 +19,8 @@ def _rand_int(rng, lo, hi):
 def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
     w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
                               else {"out_proj"})
-    handle = student.new("MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, w, f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})")
+    handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
+                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})", dtype=dtype)
     return handle, w
 
 

@@ -4,7 +4,7 @@ import torch
 
 from autograder import oracle
 from autograder.checking import check, expect_close
-from autograder.graders.attention import explained, grads_of, load_weights, qkv, random_linear_weights
+from autograder.graders.attention import explained, grads_of, new_module, qkv, random_linear_weights
 from autograder.graders.inputs import randn
 
 STAGE = "self_attention"
@@ -14,17 +14,15 @@ NAMES = ("W_query", "W_key", "W_value")
 
 def _params(student, rng, d_in, d_out, dtype=F64):
     w = {n: randn(rng, d_in, d_out) / d_in ** 0.5 * 1.5 for n in NAMES}
-    handle = student.new("SelfAttentionParams", d_in, d_out, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, w, f"SelfAttentionParams({d_in}, {d_out})")
+    handle = new_module(student, "SelfAttentionParams", d_in, d_out, weights=w,
+                        what=f"SelfAttentionParams({d_in}, {d_out})", dtype=dtype)
     return handle, w
 
 
 def _linear(student, rng, d_in, d_out, bias, dtype=F64):
     w = random_linear_weights(rng, qkv(d_in, d_out), bias=bias)
-    handle = student.new("SelfAttentionLinear", d_in, d_out, qkv_bias=bias, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, w, f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})")
+    handle = new_module(student, "SelfAttentionLinear", d_in, d_out, qkv_bias=bias, weights=w,
+                        what=f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})", dtype=dtype)
     return handle, w
 
 

@@ -14,7 +14,7 @@ from autograder import oracle
 from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
-                                          load_weights, perturb_from, qkv, require_by_hand, sdpa)
+                                          new_module, perturb_from, qkv, require_by_hand, sdpa)
 from autograder.graders.inputs import fixed
 
 STAGE = "causal_attention"
@@ -39,9 +39,8 @@ def shape_of(*ts):
 def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dtype=F64):
     """CausalSelfAttention(d_in, hs, L, dropout, bias) in ``dtype`` holding fixed weights; returns (handle, weights)."""
     w = linear_weights(qkv(d_in, hs), bias=bias, seed=wseed)
-    handle = student.new("CausalSelfAttention", d_in, hs, L, dropout=dropout, qkv_bias=bias, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, w, f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", hint=HINT)
+    handle = new_module(student, "CausalSelfAttention", d_in, hs, L, dropout=dropout, qkv_bias=bias, weights=w,
+                        what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", hint=HINT, dtype=dtype)
     return handle, w
 
 

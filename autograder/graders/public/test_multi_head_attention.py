@@ -11,7 +11,7 @@ from autograder import oracle
 from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
-                                          load_weights, perturb_from, require_by_hand, sdpa)
+                                          new_module, perturb_from, require_by_hand, sdpa)
 from autograder.graders.inputs import fixed
 from autograder.sandbox import MissingName, StudentCodeError
 
@@ -32,9 +32,9 @@ def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, w
     """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding fixed weights; returns (handle, weights)."""
     w = weights or linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
                                   else {"out_proj"}, seed=wseed)
-    handle = student.new("MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, w, f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, qkv_bias={bias})", hint=HINT)
+    handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
+                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, qkv_bias={bias})", hint=HINT,
+                        dtype=dtype)
     return handle, w
 
 

@@ -10,7 +10,7 @@ import torch
 from autograder import oracle
 from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
-from autograder.graders.attention import explained, grads_of, linear_weights, load_weights, qkv
+from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv
 from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
 
 STAGE = "self_attention"
@@ -28,17 +28,15 @@ def params_weights(d_in, d_out, wseed):
 def params_module(student, d_in, d_out, weights, dtype=F64):
     """SelfAttentionParams(d_in, d_out) in float64 holding ``weights``."""
     what = f"SelfAttentionParams({d_in}, {d_out})"
-    handle = student.new("SelfAttentionParams", d_in, d_out, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, weights, what, hint=PARAMS_HINT)
+    handle = new_module(student, "SelfAttentionParams", d_in, d_out, weights=weights,
+                        what=what, hint=PARAMS_HINT, dtype=dtype)
     return handle
 
 
 def linear_module(student, d_in, d_out, qkv_bias, weights, dtype=F64):
     what = f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={qkv_bias})"
-    handle = student.new("SelfAttentionLinear", d_in, d_out, qkv_bias=qkv_bias, seed=123)
-    handle.to(dtype=dtype)
-    load_weights(handle, weights, what, hint=LINEAR_HINT)
+    handle = new_module(student, "SelfAttentionLinear", d_in, d_out, qkv_bias=qkv_bias, weights=weights,
+                        what=what, hint=LINEAR_HINT, dtype=dtype)
     return handle
 
 
