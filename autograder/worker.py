@@ -43,8 +43,8 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 
 import _hashlib
 import _json
-from itertools import repeat as _repeat
 from operator import is_not as _is_not
+from operator import itemgetter as _itemgetter
 import _socket
 import json
 import os
@@ -337,20 +337,31 @@ WATCHED_CLASSES = (("torch", "Tensor"), ("torch.nn", "Module"), ("torch.nn", "Mu
 
 def snapshot() -> list:
     """The watched modules' and classes' attributes, as they are now: a list of ``(label, object, {attribute:
-    value}, names, values)`` (the last two: the same, as tuples for a fast comparison). The objects are kept so that later patches are seen even when the name that led to them has been
-    rebound; values are compared by identity (``is``, not ``id()``, which raises an audit event each time)."""
+    value}, getter, values)``, where ``getter(namespace)`` returns the current values of the same attributes as a
+    tuple, to compare with ``values`` in one pass. The objects are kept so that later patches are seen even when
+    the name that led to them has been rebound; values are compared by identity (``is``, not ``==``, which a
+    replacement could answer, nor ``id()``, which raises an audit event each time)."""
     snap = []
     for name in WATCHED_MODULES:
         module = sys.modules.get(name)
         if module is not None:
             attrs = dict(vars(module))
-            snap.append((name, module, attrs, tuple(attrs), tuple(attrs.values())))
+            snap.append((name, module, attrs, _values_getter(tuple(attrs)), tuple(attrs.values())))
     for mod_name, cls_name in WATCHED_CLASSES:
         cls = getattr(sys.modules.get(mod_name), cls_name, None)
         if isinstance(cls, type):
             attrs = dict(vars(cls))
-            snap.append((f"{mod_name}.{cls_name}", cls, attrs, tuple(attrs), tuple(attrs.values())))
+            snap.append((f"{mod_name}.{cls_name}", cls, attrs, _values_getter(tuple(attrs)), tuple(attrs.values())))
     return snap
+
+
+def _values_getter(keys: tuple):
+    """``namespace -> tuple of namespace[key] for key in keys`` (KeyError when one is gone). An itemgetter looks
+    the names up without touching the name objects: in a forked child, touching one (its reference count) copies
+    the memory page it lives on, and the watched names sit on about 400 pages the values do not."""
+    if len(keys) >= 2:
+        return _itemgetter(*keys)
+    return lambda namespace: tuple(namespace[k] for k in keys)
 
 
 def changed_since(snap: list) -> list[str]:
@@ -358,11 +369,14 @@ def changed_since(snap: list) -> list[str]:
     override what it inherits). New module attributes are not reported: torch adds lazily imported
     submodules by itself."""
     changed = []
-    for label, obj, before, keys, values in snap:
+    for label, obj, before, getter, values in snap:
         now = vars(obj)
         # all in C: one look-up per watched attribute; the detailed walk below only runs when one differs
-        if not any(map(_is_not, map(now.get, keys, _repeat(_MISSING, len(keys))), values)) and (
-                not isinstance(obj, type) or len(now) == len(before)):
+        try:
+            same = not any(map(_is_not, getter(now), values))
+        except KeyError:
+            same = False
+        if same and (not isinstance(obj, type) or len(now) == len(before)):
             continue
         for key, value in before.items():
             if now.get(key, _MISSING) is not value:
