@@ -223,6 +223,12 @@ class GraderPlugin:
         return True
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        # what the fixtures need to know about this check (see autograder.fixtures.CURRENT)
+        fixtures.CURRENT.update(name=getattr(item, "originalname", item.name), plugin=self,
+                                stage=getattr(item.module, "STAGE", None))
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call):
         """The report of a grader check, made here instead of by pytest: the verdict and the learner's message
         come from ``call.excinfo`` itself, so pytest's failure formatting (it re-parses the grader's source for
