@@ -262,7 +262,9 @@ def _check_reply(reply: dict) -> dict:
 
 
 def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, requires_grad: bool):
-    """Judge values → records. Float tensors are sent as float64 and cast by the child to ``dtype``."""
+    """Judge values → records. Float tensors are sent as float32 when that is their target dtype (``dtype``, or
+    their own), else as float64, and cast by the child to the target: rounding float64 to float32 here or
+    there gives the same values, and half the bytes travel."""
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -270,7 +272,7 @@ def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, 
         target = t.dtype
         if t.is_floating_point():
             target = dtype or t.dtype
-            t = t.double()
+            t = t.float() if target == torch.float32 else t.double()
         rec = wire.encode_array(t.contiguous().numpy(), str(target).replace("torch.", ""), device, blob)
         if noncontig:
             rec["noncontig"] = True
