@@ -133,6 +133,7 @@ class GraderPlugin:
         self.results: dict[str, SubmissionResult] = {}
         self._pending: dict[str, int] = {}
         self._stage_items: dict[tuple[str, str], list] = {}
+        self._checks: frozenset = frozenset()  # the node ids of every grader check (item_info's keys, kept)
         self.item_info: dict[str, tuple] = {}
         self.collect_errors: list[str] = []
         self._forfeits: set[tuple[str, str]] = set()  # (student, stage) that used a forbidden shortcut
@@ -170,6 +171,7 @@ class GraderPlugin:
             stage_of.setdefault((sub.student, stage_key), []).append(item.nodeid)
             self._pending[sub.student] = self._pending.get(sub.student, 0) + 1
         self._stage_items = stage_of
+        self._checks = frozenset(self.item_info)  # item_info entries are consumed as verdicts come in
         for sub in self.submissions:
             self.results[sub.student] = SubmissionResult(
                 student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
@@ -214,12 +216,14 @@ class GraderPlugin:
     # -- verdicts -----------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        """pytest's own protocol (setup, call, teardown, each reported) without the logstart/logfinish hooks:
-        nothing listens to them here (the terminal plugin is off), and computing their ``item.location`` (the
-        grader file's path, made relative) was about 5 % of the judge's time."""
+        """pytest's own protocol (setup, call, teardown, each made into a report by
+        :meth:`pytest_runtest_makereport`, which records the verdict) without the logstart/logfinish and
+        logreport hooks: nothing listens to them here (the terminal plugin is off; the session's failure count
+        is not used), and computing their ``item.location`` (the grader file's path, made relative) was about
+        5 % of the judge's time."""
         if _runtestprotocol is None or item.nodeid not in self.item_info:
             return None
-        _runtestprotocol(item, nextitem=nextitem)
+        _runtestprotocol(item, log=False, nextitem=nextitem)
         return True
 
     @pytest.hookimpl(tryfirst=True)
@@ -233,8 +237,8 @@ class GraderPlugin:
         """The report of a grader check, made here instead of by pytest: the verdict and the learner's message
         come from ``call.excinfo`` itself, so pytest's failure formatting (it re-parses the grader's source for
         every traceback entry: most of the judge's time when many checks fail) is never needed."""
-        if item.nodeid not in self.item_info:
-            return None
+        if item.nodeid not in self._checks:  # ours for the teardown too: pytest's own report would compute
+            return None                      # the item's location (a stat and path arithmetic) per check
         exc = call.excinfo
         if exc is None:
             outcome, longrepr = "passed", None
@@ -311,7 +315,10 @@ class GraderPlugin:
             self._weights.setdefault((student, stage_key), []).append(weight)
 
 
-def _pytest_args(files: list[Path]) -> list[str]:
+def _pytest_args(files: list[Path], capture: str = "sys") -> list[str]:
+    """``capture``: "sys" where learner code runs in this process (notebooks), so its prints stay out of the
+    judge's output; "no" where it runs only in sandboxed children, whose output never reaches this process
+    (the capture plugin's swap of sys.stdout/stderr around each phase of each check is then pure overhead)."""
     return [str(f) for f in files] + [
         "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:stepwise", "-p", "no:logging",
         "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:nose",
@@ -320,7 +327,7 @@ def _pytest_args(files: list[Path]) -> list[str]:
         "-p", "no:monkeypatch", "-p", "no:recwarn", "-p", "no:setuponly", "-p", "no:setupplan",
         "-p", "no:python_path", "-p", "no:debugging",
         "--noconftest", "--import-mode=importlib", "-c", os.devnull, f"--rootdir={GRADERS}",
-        "-o", "python_files=test_*.py", "-o", "addopts=", "--capture=sys",
+        "-o", "python_files=test_*.py", "-o", "addopts=", f"--capture={capture}",
     ]
 
 
@@ -340,6 +347,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     devices = devices or available_devices()
     base_seed = seed if seed is not None else secrets.randbits(31)
     own_sandbox = None
+    in_process = open_student is not None  # learner code may run in this process (notebooks)
     if open_student is None:
         if sandbox is None:
             sandbox = own_sandbox = Sandbox(limits).start()
@@ -368,7 +376,8 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        code = pytest.main(_pytest_args(files), plugins=[plugin, fixtures])
+        code = pytest.main(_pytest_args(files, capture="sys" if in_process else "no"),
+                           plugins=[plugin, fixtures])
     finally:
         torch.set_num_threads(threads)
         if old is None:
