@@ -243,7 +243,8 @@ TORCH_DTYPES = frozenset({"float64", "float32", "float16", "bfloat16", "bool", "
 def decode_array(rec: dict, blob: bytes, strict: bool = True):
     """The numpy array an ``__nd__`` record points to. Anything inconsistent raises ``ValueError``: the
     record may come from a hostile process. ``strict``: the numpy dtype must be the one that stands for the
-    torch dtype (replies); otherwise (requests, where floats travel as float64) any accepted pair will do."""
+    torch dtype (replies); otherwise (requests, where floats travel as float64, or float32 when that is the
+    target) any accepted pair will do."""
     import numpy as np
 
     where = rec.get("__nd__")
