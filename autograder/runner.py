@@ -212,6 +212,7 @@ class GraderPlugin:
     def pytest_sessionfinish(self, session):
         if self._open is not None:
             self._close_open()
+        fixtures.CURRENT.update(name="", stage=None, plugin=None)  # keep no reference to this run
 
     # -- verdicts -----------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
