@@ -466,3 +466,104 @@ def test_the_cpu_time_limit_ends_a_busy_child(sb):
             _call(sb, "spin", 0, source="def spin(x):\n    while True:\n        x += 1\n")
     finally:
         sb.limits.cpu_s, sb.limits.call_timeout = saved
+
+
+# ───────────────────────────── modules built in one request ─────────────────────────────
+
+
+MODULES = textwrap.dedent('''
+    import torch
+    from torch import nn
+
+    class Good(nn.Module):
+        def __init__(self, d, mask=True):
+            super().__init__()
+            self.W_query = nn.Linear(d, d, bias=False)
+            if mask:
+                self.register_buffer("mask", torch.ones(3, 3).tril())
+
+        def forward(self, x):
+            return self.W_query(x)
+
+    class BadTo(Good):
+        def _apply(self, fn, recurse=True):
+            raise RuntimeError("no moving me")
+
+    class BadState(Good):
+        def state_dict(self, *args, **kwargs):
+            raise RuntimeError("no state for you")
+
+    class BadLoad(Good):
+        def _load_from_state_dict(self, *args, **kwargs):
+            raise RuntimeError("no loading either")
+
+    class WrongName(nn.Module):
+        def __init__(self, d, mask=True):
+            super().__init__()
+            self.W_q = nn.Linear(d, d, bias=False)
+
+    class WrongShape(Good):
+        def __init__(self, d, mask=True):
+            super().__init__(d + 1, mask)
+
+    class Extra(Good):
+        def __init__(self, d, mask=True):
+            super().__init__(d, mask)
+            self.extra = nn.Parameter(torch.zeros(2))
+''')
+
+
+def _outcome(fn):
+    """What building and loading gave: the exception (type and message), else the module's weights as loaded."""
+    try:
+        handle = fn()
+    except Exception as exc:  # noqa: BLE001 - the outcome, whatever it is, is what is compared
+        return type(exc).__name__, str(exc)
+    module = handle.proxy.executor.handles[handle.handle]  # in-process (LocalStudent): the module itself
+    return "ok", {name: p.detach().flatten().tolist() for name, p in module.named_parameters()}
+
+
+@pytest.mark.parametrize("cls", ["Good", "BadTo", "BadState", "BadLoad", "WrongName", "WrongShape", "Extra"])
+@pytest.mark.parametrize("mask", [True, False])
+def test_a_module_built_in_one_request_fails_or_loads_as_the_separate_calls_do(cls, mask):
+    """new_module (new + cast + state + load in one request) against new, .to, load_weights made separately:
+    the same exception with the same message, or the same state."""
+    from autograder.graders.attention import load_weights, new_module
+
+    namespace: dict = {}
+    exec(MODULES, namespace)
+    weights = {"W_query.weight": torch.arange(9, dtype=torch.float64).reshape(3, 3) / 10}
+
+    def separate():
+        student = LocalStudent(dict(namespace))
+        handle = student.new(cls, 3, mask=mask, seed=123)
+        handle.to(dtype=torch.float64)
+        load_weights(handle, weights, f"{cls}(3)")
+        return handle
+
+    def together():
+        student = LocalStudent(dict(namespace))
+        return new_module(student, cls, 3, mask=mask, weights=weights, what=f"{cls}(3)", dtype=torch.float64)
+
+    expected = _outcome(separate)
+    assert _outcome(together) == expected
+    if cls == "Good" or (cls == "BadState" and not mask):  # without buffers the state is never read
+        assert expected[0] == "ok" and expected[1]["W_query.weight"][3:6] == [0.3, 0.4, 0.5]
+    else:
+        assert expected[0] != "ok"
+
+
+def test_a_module_built_in_one_request_in_the_sandbox(sb):
+    from autograder.graders.attention import new_module
+
+    weights = {"W_query.weight": torch.eye(3, dtype=torch.float64) * 2}
+    proxy = sb.open(MODULES, "/submission/modules.py")
+    try:
+        handle = new_module(proxy, "Good", 3, weights=weights, what="Good(3)", dtype=torch.float64)
+        state = handle.state()
+        assert state["W_query.weight"].t.tolist() == (torch.eye(3) * 2).tolist()
+        assert state["W_query.weight"].dtype == "float64" and state["mask"].t.tolist()[0] == [1.0, 0.0, 0.0]
+        with pytest.raises(StudentCodeError, match="no loading either"):
+            new_module(proxy, "BadLoad", 3, weights=weights, what="BadLoad(3)", dtype=torch.float64)
+    finally:
+        proxy.close()
