@@ -110,8 +110,6 @@ class StageUnavailable(StudentFailure):
     pass
 
 
-PLUGIN_KEY = pytest.StashKey["GraderPlugin"]()
-
 try:  # pytest's protocol for one item (setup, call, teardown); without it the default hook runs
     from _pytest.runner import runtestprotocol as _runtestprotocol
 except ImportError:  # pragma: no cover - a pytest that moved it
@@ -142,9 +140,6 @@ class GraderPlugin:
         # stage's public and hidden modules (the zygote serves one child at a time)
 
     # -- collection ---------------------------------------------------------------------------------------
-    def pytest_configure(self, config):
-        config.stash[PLUGIN_KEY] = self
-
     def pytest_generate_tests(self, metafunc):
         if "submission" in metafunc.fixturenames:
             metafunc.parametrize("submission", self.submissions, ids=[s.student for s in self.submissions],
@@ -223,7 +218,7 @@ class GraderPlugin:
         logreport hooks: nothing listens to them here (the terminal plugin is off; the session's failure count
         is not used), and computing their ``item.location`` (the grader file's path, made relative) was about
         5 % of the judge's time."""
-        if _runtestprotocol is None or item.nodeid not in self.item_info:
+        if _runtestprotocol is None or item.nodeid not in self._checks:
             return None
         _runtestprotocol(item, log=False, nextitem=nextitem)
         return True

@@ -734,7 +734,7 @@ class StudentProxy:
             raise _load_failure(self.load_error)
         reply, out = self._roundtrip(req, blob)
         if not reply.get("ok"):
-            raise _error_failure(reply.get("error") or {})
+            raise learner_error(reply.get("error") or {})
         try:
             reply["value"] = _decode_reply_value(reply.get("value"), out)
             if reply.get("grads"):
@@ -844,10 +844,6 @@ class ModuleHandle:
         reply = self.proxy.request(req, blob)
         return reply if full else reply["value"]
 
-    def raise_error(self, error: dict) -> None:
-        """Raise a learner error returned inside a reply, as :meth:`StudentProxy.request` raises one."""
-        raise _error_failure(error)
-
     def state(self) -> dict:
         return self.proxy.request({"op": "state", "handle": self.handle})["value"]
 
@@ -868,8 +864,9 @@ class ModuleHandle:
         return self.proxy.request({"op": "describe", "handle": self.handle})["value"]
 
 
-def _error_failure(err: dict) -> StudentFailure:
-    """The exception for a learner error the worker reported."""
+def learner_error(err: dict) -> StudentFailure:
+    """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
+    reply, as ``new(..., weights=)`` returns a load error)."""
     if err.get("type") == "NotImplementedError":
         return NotImplementedYet(err.get("message") or "not implemented yet")
     if err.get("type") == "MissingName":
@@ -879,7 +876,7 @@ def _error_failure(err: dict) -> StudentFailure:
 
 def _load_failure(error: dict) -> StudentFailure:
     if error.get("type") == "NotImplementedError":
-        return NotImplementedYet(error.get("message") or "not implemented yet")
+        return learner_error(error)
     exc = StudentCodeError(error)
     exc.args = ("your file could not be imported: " + str(exc).removeprefix("your code raised "),)
     return exc

@@ -130,16 +130,21 @@ def loads(text):
 # ───────────────────────────── framing ─────────────────────────────
 
 
+def _arm(sock: socket.socket, deadline: float | None) -> None:
+    """Bound the next read by what is left of ``deadline`` (``time.monotonic()`` seconds), if any."""
+    if deadline is not None:
+        left = deadline - _monotonic()
+        if left <= 0:
+            raise socket.timeout("deadline passed")
+        _settimeout(sock, left)
+
+
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None) -> bytes | bytearray:
     if n > _BIG_READ:
         return _recv_exact_into(sock, n, deadline)
     chunks = []
     while n:
-        if deadline is not None:
-            left = deadline - _monotonic()
-            if left <= 0:
-                raise socket.timeout("deadline passed")
-            _settimeout(sock, left)
+        _arm(sock, deadline)
         chunk = _recv(sock, min(n, 1 << 20))
         if not chunk:
             raise EOFError("connection closed")
@@ -157,11 +162,7 @@ def _recv_exact_into(sock: socket.socket, n: int, deadline: float | None) -> byt
     view = memoryview(buf)
     pos = 0
     while pos < n:
-        if deadline is not None:
-            left = deadline - _monotonic()
-            if left <= 0:
-                raise socket.timeout("deadline passed")
-            _settimeout(sock, left)
+        _arm(sock, deadline)
         got = _recv_into(sock, view[pos:], min(n - pos, 1 << 20))
         if not got:
             raise EOFError("connection closed")
@@ -743,12 +744,7 @@ class Executor:
         state or loading is returned for the judge to raise where the separate call would have raised it."""
         t = self.t
         if req.get("module_dtype") is not None:
-            try:
-                module.to(dtype=self._dtype(req["module_dtype"]))
-            except BaseException as exc:  # noqa: BLE001
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                raise StudentError(self._error(exc)) from None
+            module.to(dtype=self._dtype(req["module_dtype"]))  # an error answers the request, as in ``handle``
         if "weights" not in req:
             return
         weights = self.decode(req["weights"], blob)
@@ -759,11 +755,11 @@ class Executor:
         try:
             if info.get("buffers"):
                 state = dict(module.state_dict())
-                prepared["state"] = {str(k): [int(d) for d in v.shape] if isinstance(v, t.TensorBase) else None
-                                     for k, v in state.items()}
+                shapes = prepared["state"] = {
+                    str(k): [int(d) for d in v.shape] if isinstance(v, t.TensorBase) else None for k, v in state.items()}
             else:
                 state = {n: None for n in info.get("params", {})}
-            shapes = prepared.get("state") or {n: p["shape"] for n, p in info.get("params", {}).items()}
+                shapes = {n: p["shape"] for n, p in info.get("params", {}).items()}
             fits = (all(n in shapes and shapes[n] == [int(d) for d in w.shape] for n, w in weights.items())
                     and all(n in weights for n in info.get("params", {})))
             if fits:

@@ -13,7 +13,7 @@ import torch
 
 from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
 from autograder.graders.inputs import fixed
-from autograder.sandbox import MissingName, StudentCodeError
+from autograder.sandbox import MissingName, StudentCodeError, learner_error
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
@@ -142,14 +142,14 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
     raised where the separate calls would have raised it."""
     info = handle.info
     params = sorted(info.get("params", {}))
-    prepared = getattr(handle, "prepared", None) if getattr(handle, "prepared_for", None) is weights else None
+    prepared = handle.prepared if handle.prepared_for is weights else None
     # buffers (the mask) are part of the state too: read them back and load them unchanged
     if not info.get("buffers"):
         state = {n: _Shape(p["shape"]) for n, p in info["params"].items()}
     elif prepared is None:
         state = handle.state()
     elif prepared.get("state_error"):
-        handle.raise_error(prepared["state_error"])
+        raise learner_error(prepared["state_error"])
     else:
         state = {n: _Shape(shape if shape is not None else ()) for n, shape in prepared["state"].items()}
     for name, w in weights.items():
@@ -173,7 +173,7 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
              + (f". {hint}" if hint else ""), NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None)
     if prepared is not None:
         if prepared.get("load_error"):
-            handle.raise_error(prepared["load_error"])
+            raise learner_error(prepared["load_error"])
         if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
             fail(f"{what}: the weights could not be loaded")
         return
