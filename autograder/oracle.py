@@ -130,29 +130,39 @@ def _copy(value):
 
 
 class _LazyMistakes(Mapping):
+    """Each variant is computed the first time it is looked at, in catalogue order: ``diagnose`` stops at the
+    first one that matches the learner's answer, so the variants after it are never computed. A variant that
+    raises on these inputs is not in the mapping (as in :func:`_compute_mistakes`)."""
+
     def __init__(self, variants: dict, args, kwargs):
         self._variants, self._args, self._kwargs = variants, args, kwargs
-        self._out: dict | None = None
+        self._out: dict = {}
 
-    def _values(self) -> dict:
-        if self._out is None:
-            self._out = _compute_mistakes(self._variants, self._args, self._kwargs)
-        return self._out
+    def _value(self, label):
+        if label not in self._out:
+            self._out[label] = _compute_mistakes({label: self._variants[label]}, self._args,
+                                                 self._kwargs).get(label, _SKIPPED)
+        return self._out[label]
 
     def __getitem__(self, key):
-        return self._values()[key]
+        if key not in self._variants or self._value(key) is _SKIPPED:
+            raise KeyError(key)
+        return self._out[key]
 
     def __iter__(self):
-        return iter(self._values())
+        return (label for label in self._variants if self._value(label) is not _SKIPPED)
 
     def __len__(self) -> int:
-        return len(self._values())
+        return sum(1 for _ in self)
 
     def __bool__(self) -> bool:
         return bool(self._variants)
 
     def __repr__(self) -> str:
         return f"<known mistakes: {', '.join(self._variants)}>"
+
+
+_SKIPPED = object()
 
 
 def _lookup(name: str):
