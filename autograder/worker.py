@@ -876,10 +876,12 @@ class Guard:
     also refused), frame access from the learner's own code, starting processes, compiling code, or loading
     native code from a writable place."""
 
-    def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset()):
+    def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset(),
+                 clean_exec_kb: int | None = None):
         self.baseline = baseline
         self.runtime_dirs = runtime_dirs
         self.clean_maps = clean_maps
+        self.clean_exec_kb = clean_exec_kb  # executable memory when every executable mapping was clean (zygote)
         self.filename = "<student>"
         self.events: set[str] = set()
         self._busy = False
@@ -941,7 +943,16 @@ class Guard:
                 self.events.add("frames")
 
     def _foreign_code(self) -> set:
-        """Executable code mapped from outside the read-only runtime (a compiled extension in /tmp...)."""
+        """Executable code mapped from outside the read-only runtime (a compiled extension in /tmp...).
+
+        Fast path: when the process's executable memory (``VmExe + VmLib`` in /proc/self/status: every
+        executable mapping, file-backed or not) has exactly the size it had in the zygote, where every such
+        mapping was clean, no executable mapping was added, removed or resized, and the maps are not read
+        (reading them is most of this check's cost: the kernel writes out ~300 mappings with their paths).
+        Swapping one mapping for another of the same size takes native code (ctypes, a subprocess, a
+        compiled extension), which the audit hook reports anyway; any other change reads the maps as before."""
+        if self.clean_exec_kb is not None and _exec_kb() == self.clean_exec_kb:
+            return set()
         found = set()
         try:
             fd = _os_open("/proc/self/maps", os.O_RDONLY)
@@ -980,16 +991,38 @@ def _foreign_path(line: str, runtime_dirs: tuple) -> str | None:
     return None
 
 
-def _clean_maps(runtime_dirs: tuple) -> frozenset:
+def _clean_maps(runtime_dirs: tuple) -> tuple[frozenset, int | None]:
     """This process's /proc/self/maps lines that :meth:`Guard._foreign_code` would not flag (taken in the
-    zygote: a forked child starts with the same mappings)."""
+    zygote: a forked child starts with the same mappings), and its executable memory in kB (:func:`_exec_kb`)
+    when none is flagged (else None: no fast path)."""
     try:
+        exec_kb = _exec_kb()
         with open("/proc/self/maps", "rb") as fh:
             data = fh.read()
     except OSError:
-        return frozenset()
-    return frozenset(line for line in data.split(b"\n")
-                     if _foreign_path(line.decode("utf-8", "replace"), runtime_dirs) is None)
+        return frozenset(), None
+    lines = data.split(b"\n")
+    clean = frozenset(line for line in lines if _foreign_path(line.decode("utf-8", "replace"), runtime_dirs) is None)
+    if len(clean) != len(set(lines)) or exec_kb is None or exec_kb != _exec_kb():
+        exec_kb = None
+    return clean, exec_kb
+
+
+def _exec_kb() -> int | None:
+    """``VmExe + VmLib`` of this process (kB): the size of all its executable mappings. None if unreadable."""
+    try:
+        fd = _os_open("/proc/self/status", os.O_RDONLY)
+        try:
+            data = _os_read(fd, 1 << 16)
+        finally:
+            _os_close(fd)
+        total = 0
+        for field in (b"VmExe:", b"VmLib:"):
+            at = data.index(field) + len(field)
+            total += int(data[at:data.index(b"kB", at)])
+        return total
+    except (OSError, ValueError):
+        return None
 
 
 def _runtime_dirs() -> tuple:
@@ -1405,15 +1438,18 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     _guard_python_entry_points()
     guard_baseline = snapshot()
     runtime = _runtime_dirs()
-    clean_maps = _clean_maps(runtime)
     _set_dumpable(False)
+    if not pid_namespace:
+        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
+    import resource  # noqa: F401 - loaded here, not in each child's _apply_limits: a child maps no new code
+
+    # after the last library the zygote loads (ctypes, for the prctls): a child starts with exactly these maps
+    clean_maps, clean_exec_kb = _clean_maps(runtime)
     import gc
 
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     _collapse_heap()
-    if not pid_namespace:
-        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
     control.send(dumps({"op": "ready", "pid": me}).encode())
@@ -1444,7 +1480,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
         if pid == 0:
             control.close()
             _set_dumpable(True)
-            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps))
+            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb))
         rpc.close()
         pidfd = os.pidfd_open(pid)
 

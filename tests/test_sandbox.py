@@ -242,6 +242,18 @@ PROBES = textwrap.dedent('''
         except OSError as exc:
             return type(exc).__name__
 
+    _kept = []
+    def exec_map(q):
+        import mmap
+        with open("code.bin", "wb") as fh:
+            fh.write(bytes(4096))
+        with open("code.bin", "rb") as fh:
+            try:
+                _kept.append(mmap.mmap(fh.fileno(), 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC))
+            except OSError as exc:
+                return "refused: " + type(exc).__name__
+        return by_hand(q)
+
     class Liar(torch.Tensor):
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -359,6 +371,19 @@ def test_introspection_is_refused_or_flagged(sb, name, flag, value):
     assert "tampered:" + flag in reply["record"]["forbidden"]
     if value is not None:
         assert reply["value"] == value
+
+
+def test_executable_code_mapped_from_a_writable_place_is_flagged(sb):
+    """An executable mapping of a file the learner wrote: the record's native-code check sees it (it reads the
+    maps whenever the process's executable memory is not what the zygote had)."""
+    reply = _call(sb, "exec_map", Q, record=True, full=True)
+    if isinstance(reply["value"], str):  # a sandbox whose /tmp refuses executable mappings: nothing to flag
+        assert reply["value"].startswith("refused")
+        return
+    flags = [t for t in reply["record"]["tampered"] if t.startswith("native-code:") and t.endswith("code.bin")]
+    assert flags and "tampered:" + flags[0] in reply["record"]["forbidden"]
+    clean = _call(sb, "by_hand", Q, record=True, full=True)  # the next child starts clean again
+    assert clean["record"]["tampered"] == []
 
 
 def test_a_lying_tensor_subclass_sends_its_real_data(sb):
