@@ -1,5 +1,6 @@
-"""The fixtures every grader module may ask for: ``student``, ``seed``, ``rng`` (``submission`` and ``device``
-are parameters set by the runner's plugin). Registered as a pytest plugin by :func:`autograder.runner.grade`."""
+"""The fixtures every grader module may ask for: ``student``, ``seed``, ``rng``, and ``submission`` (the one being
+graded; ``device`` is a parameter set by the runner's plugin). Registered as a pytest plugin by
+:func:`autograder.runner.grade`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ import pytest
 # per check, which was a measurable share of the judge's time. A module-scoped fixture is set up during the
 # first check of its module, so it sees that module's stage.
 CURRENT = {"name": "", "stage": None, "plugin": None}
+
+
+@pytest.fixture(scope="module")
+def submission():
+    """The submission whose checks are running: the runner runs the same collected checks for each in turn."""
+    return CURRENT["plugin"].current
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """The runner: pytest runs the grader modules against one or many submissions, in the judge process.
 
-One pytest session grades a whole list of submissions: ``submission`` is a session-scoped parameter, so pytest
-collects the graders once and groups every submission's checks together; a submission's result is handed to
+One pytest session grades a whole list of submissions: pytest collects the checks once (one item per check and
+device), and the plugin's run loop runs that same list of items for each submission in turn, tearing every
+fixture down in between; the ``submission`` fixture is the one being graded. A submission's result is handed to
 ``on_done`` as soon as its last check has run (the class grader writes it to disk at that moment). Learner code
 never runs here: the ``student`` fixture is a proxy to a sandboxed child process (see :mod:`sandbox`).
 """
@@ -117,7 +118,8 @@ except ImportError:  # pragma: no cover - a pytest that moved it
 
 
 class GraderPlugin:
-    """Parametrises the graders over submissions and devices, and turns pytest reports into results."""
+    """Parametrises the graders over devices, runs them for each submission in turn, and turns pytest reports
+    into results."""
 
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
@@ -130,10 +132,12 @@ class GraderPlugin:
         self.on_done = on_done
         self.isolation = isolation
         self.results: dict[str, SubmissionResult] = {}
-        self._pending: dict[str, int] = {}
-        self._stage_items: dict[tuple[str, str], list] = {}
-        self._checks: frozenset = frozenset()  # the node ids of every grader check (item_info's keys, kept)
-        self.item_info: dict[str, tuple] = {}
+        self.current: Submission | None = None  # the submission whose checks are running
+        self._pending: dict[str, int] = {}  # student -> checks not yet recorded
+        self._remaining: dict[tuple[str, str], int] = {}  # (student, stage) -> checks not yet recorded
+        self._stage_items: dict[str, list] = {}  # stage key -> node ids of its checks
+        self._checks: frozenset = frozenset()  # the node ids of every grader check (item_info's keys)
+        self.item_info: dict[str, tuple] = {}  # node id -> (stage key, check name, weight, hidden, device)
         self.collect_errors: list[str] = []
         self._forfeits: set[tuple[str, str]] = set()  # (student, stage) that used a forbidden shortcut
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
@@ -141,9 +145,6 @@ class GraderPlugin:
 
     # -- collection ---------------------------------------------------------------------------------------
     def pytest_generate_tests(self, metafunc):
-        if "submission" in metafunc.fixturenames:
-            metafunc.parametrize("submission", self.submissions, ids=[s.student for s in self.submissions],
-                                 scope="session")
         if "device" in metafunc.fixturenames:
             metafunc.parametrize("device", self.devices, scope="function")
 
@@ -152,30 +153,54 @@ class GraderPlugin:
             self.collect_errors.append(str(report.longrepr)[-2000:])
 
     def pytest_collection_modifyitems(self, session, config, items):
-        stage_of = {}
+        stage_of: dict[str, list] = {}
         for item in items:
             stage_key = getattr(item.module, "STAGE", None)
             info: CheckInfo | None = getattr(item.function, "_ag_check", None)
-            if stage_key is None or info is None or not hasattr(item, "callspec"):
+            if stage_key is None or info is None:
                 raise pytest.UsageError(f"{item.nodeid}: a grader test needs STAGE and @check(...)")
-            sub = item.callspec.params["submission"]
-            device = item.callspec.params.get("device")
+            callspec = getattr(item, "callspec", None)
+            device = callspec.params.get("device") if callspec is not None else None
             n_dev = len(self.devices) if device is not None else 1
             hidden = "hidden" in Path(str(item.fspath)).parts
             name = info.name + (f" [{device}]" if device is not None and len(self.devices) > 1 else "")
-            self.item_info[item.nodeid] = (sub.student, stage_key, name, info.weight / n_dev, hidden, device)
-            stage_of.setdefault((sub.student, stage_key), []).append(item.nodeid)
-            self._pending[sub.student] = self._pending.get(sub.student, 0) + 1
+            self.item_info[item.nodeid] = (stage_key, name, info.weight / n_dev, hidden, device)
+            stage_of.setdefault(stage_key, []).append(item.nodeid)
         self._stage_items = stage_of
-        self._checks = frozenset(self.item_info)  # item_info entries are consumed as verdicts come in
+        self._checks = frozenset(self.item_info)
         for sub in self.submissions:
             self.results[sub.student] = SubmissionResult(
                 student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
                 stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
                                     seed=stage_seed(self.base_seed, sub.student, s.key))
-                        for s in self.course.stages if (sub.student, s.key) in stage_of])
-            if sub.student not in self._pending:
+                        for s in self.course.stages if s.key in stage_of])
+            self._pending[sub.student] = len(items)
+            for key, nodeids in stage_of.items():
+                self._remaining[(sub.student, key)] = len(nodeids)
+            if not items:
                 self._finish(sub.student)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        """Every check, for one submission after the other: the items were collected once, for all of them.
+        The last check of a submission is followed by no item, so every fixture (the learner's child process
+        too) is torn down before the next submission's first check."""
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
+        if session.config.option.collectonly:
+            return True
+        items = session.items
+        for sub in self.submissions if items else []:
+            self.current = sub
+            for i, item in enumerate(items):
+                nextitem = items[i + 1] if i + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                if session.shouldfail:
+                    raise session.Failed(session.shouldfail)
+                if session.shouldstop:
+                    raise session.Interrupted(session.shouldstop)
+        self.current = None
+        return True
 
     # -- the learner's child process, one per (submission, stage) ------------------------------------------
     def stage_proxy(self, submission: Submission, stage: Stage):
@@ -193,7 +218,7 @@ class GraderPlugin:
         key = (submission.student, stage.key)
         if self._open is None or self._open[0] != key:
             return
-        if not any(n in self.item_info for n in self._stage_items.get(key, ())):
+        if not self._remaining.get(key):
             self._close_open()
         elif hasattr(self._open[1], "restarts"):
             self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes or hangs
@@ -250,9 +275,10 @@ class GraderPlugin:
         return report
 
     def _record(self, item, call, report) -> None:
-        student, stage_key, name, weight, hidden, device = self.item_info.pop(item.nodeid)
+        student = self.current.student
+        stage_key, name, weight, hidden, device = self.item_info[item.nodeid]
         stage = self.course.stage(stage_key)
-        total = sum(self._weights[(student, stage_key)])
+        total = self._weights[stage_key]
         points = stage.points * weight / total if total else 0.0
         passed = report.passed
         message, mistake, kind, figures = "", None, None, None
@@ -272,6 +298,7 @@ class GraderPlugin:
             result.status = "not implemented"
         elif kind == "import" and result.status == "graded":
             result.status, result.note = "error", message
+        self._remaining[(student, stage_key)] -= 1
         self._pending[student] -= 1
         if self._pending[student] == 0:
             self._finish(student)
@@ -306,10 +333,10 @@ class GraderPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session):
-        # total weight per (student, stage), used to turn a check's weight into points
+        # total weight per stage, used to turn a check's weight into points
         self._weights = {}
-        for nodeid, (student, stage_key, _, weight, _, _) in self.item_info.items():
-            self._weights.setdefault((student, stage_key), []).append(weight)
+        for stage_key, _, weight, _, _ in self.item_info.values():
+            self._weights[stage_key] = self._weights.get(stage_key, 0) + weight
 
 
 def _pytest_args(files: list[Path], capture: str = "sys") -> list[str]:

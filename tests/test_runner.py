@@ -1,0 +1,69 @@
+"""The runner grades many submissions in one pytest session, over checks collected once: a submission's result
+must not depend on which submissions came before it or after it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from autograder.catalogue import mistake_source
+from autograder.runner import Submission, grade, stage_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES = ["loop_average", "causal_attention"]
+
+
+def _submission(course, student: str, replace: dict[str, str | None]) -> Submission:
+    sub = Submission(student)
+    for stage in course.stages:
+        if stage.key not in STAGES:
+            continue
+        text = replace.get(stage.key, (ROOT / "solutions" / stage.file).read_text())
+        if text is None:
+            sub.problems[stage.key] = f"file missing: {stage.file}"
+        else:
+            sub.sources[stage.key] = (stage.file, text)
+    return sub
+
+
+def test_a_result_does_not_depend_on_the_other_submissions_of_the_session(course, sandbox):
+    mistake = ROOT / "tests" / "mistakes" / "causal_attention__mask_after_softmax.py"
+    subs = [
+        _submission(course, "complete", {}),
+        _submission(course, "mistake", {"causal_attention": mistake_source(mistake, ROOT)}),
+        _submission(course, "partial", {"loop_average": None,
+                                        "causal_attention": (ROOT / "exercises" / "07_causal_attention.py").read_text()}),
+    ]
+    done: list[str] = []
+    forward = grade(course, subs, stages=STAGES, seed=99, sandbox=sandbox, on_done=lambda r: done.append(r.student))
+    backward = grade(course, subs[::-1], stages=STAGES, seed=99, sandbox=sandbox)
+    alone = [grade(course, [sub], stages=STAGES, seed=99, sandbox=sandbox)[0] for sub in subs]
+
+    assert done == ["complete", "mistake", "partial"]  # each handed over once, as soon as it is finished
+    as_json = lambda r: json.dumps(r.to_json(), sort_keys=True)  # noqa: E731
+    for result, other, single in zip(forward, backward[::-1], alone):
+        assert as_json(result) == as_json(other) == as_json(single)
+        assert [s.key for s in result.stages] == STAGES
+        for stage in result.stages:
+            assert stage.seed == stage_seed(99, result.student, stage.key)
+
+    complete, wrong, partial = forward
+    assert complete.score == complete.max_score
+    causal = wrong.stage("causal_attention")
+    assert wrong.stage("loop_average").full_marks and not causal.full_marks
+    assert any(c.mistake and "after softmax" in c.mistake for c in causal.checks)
+    assert partial.stage("loop_average").status == "missing"
+    assert partial.stage("causal_attention").status == "not implemented"
+
+
+def test_one_module_for_many_submissions_is_set_up_again_for_each(course, sandbox):
+    """With a single grader module (one stage, public checks only) consecutive submissions share every item's
+    module: its fixtures (the learner's process among them) must still be made again for each submission."""
+    good = _submission(course, "good", {})
+    stub = _submission(course, "stub", {"loop_average": (ROOT / "exercises" / "01_loop_average.py").read_text()})
+    for order in ([good, stub], [stub, good]):
+        results = {r.student: r for r in grade(course, order, stages=["loop_average"], include_hidden=False,
+                                                seed=5, sandbox=sandbox)}
+        assert results["good"].stage("loop_average").full_marks
+        assert results["stub"].stage("loop_average").status == "not implemented"
+        assert results["stub"].score == 0
