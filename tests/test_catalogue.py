@@ -68,3 +68,33 @@ def test_each_mistake_loses_points_in_its_own_stage_only(graded, course, path):
         assert expected in named, f"{path.name}: expected the mistake {expected!r} to be named, got {named}"
     for check in result.stage(stage_key).checks:
         assert "Traceback" not in check.message
+
+
+# Hidden checks draw their shapes from each student's seed. Each case below is a draw that once hid the mistake
+# (the students and base seeds were found by grading 30 to 60 students per catalogue mistake: with one step,
+# T = 1, every mask and head mistake gives the right values; a softmax over the last dim hides an ignored `dim`;
+# one head hides how heads are split). The same mistake must cost the same checks whatever the student's seed.
+LUCKY_DRAWS = [
+    ("multi_head_attention__merge_without_transpose", "MultiHeadAttention: random weights", 3, ["s30"]),
+    ("multi_head_attention__split_without_transpose", "MultiHeadAttention: random weights", 3, ["s30"]),
+    ("multi_head_attention__scale_by_d_out", "MultiHeadAttention: random weights", 3, ["s30"]),
+    ("multi_head_attention__merge_without_transpose", "split_heads and merge_heads on random", 11, ["s2", "s4"]),
+    ("multi_head_attention__split_without_transpose", "MultiHeadAttention: equals torch.nn", 11, ["s4", "s5"]),
+    ("causal_attention__mask_after_softmax", "causal_attention: random q, k, v", 11, ["s0"]),
+    ("causal_attention__scale_by_value_size", "causal_attention: random q, k, v", 11, ["s0"]),
+    ("causal_attention__zero_instead_of_inf", "causal_attention: random q, k, v", 11, ["s0"]),
+    ("dot_product_attention__ignores_dim", "softmax: random shapes and dims", 11, ["s3", "s5"]),
+    ("dot_product_attention__no_keepdim", "softmax: random shapes and dims", 11, ["s2", "s5"]),
+    ("dot_product_attention__sum_normalisation", "softmax: random shapes and dims", 11, ["s22"]),
+]
+
+
+@pytest.mark.parametrize("name, check, seed, students", LUCKY_DRAWS,
+                         ids=[f"{n}-{c.split(':')[0].split()[0]}-{seed}" for n, c, seed, _ in LUCKY_DRAWS])
+def test_a_hidden_check_catches_its_mistake_whatever_the_seed(course, sandbox, name, check, seed, students):
+    stage = course.stage(name.split("__")[0])
+    source = mistake_source(ROOT / "tests" / "mistakes" / f"{name}.py", ROOT)
+    subs = [Submission(student, {stage.key: (stage.file, source)}) for student in students]
+    for result in grade(course, subs, stages=[stage.key], seed=seed, sandbox=sandbox):
+        verdicts = [c for c in result.stage(stage.key).checks if c.name.startswith(check)]
+        assert verdicts and not any(c.passed for c in verdicts), f"{result.student}: {name} passed {check!r}"

@@ -10,17 +10,32 @@ STAGE = "dot_product_attention"
 SOFTMAXES = ("softmax_naive", "softmax_stable")
 
 
-def _random_case(rng: torch.Generator) -> tuple[torch.Tensor, int]:
-    ndim = int(torch.randint(1, 5, (1,), generator=rng))
+def _random_case(rng: torch.Generator, kind: str) -> tuple[torch.Tensor, int]:
+    """A random shape and dim. ``kind``: "inner" (a dim before the last one), "last" (the last dim, as -1 or as a
+    positive index) or "any". Where the dim is chosen, it and the last dim have at least 2 entries: over one
+    entry, or always over the last dim, a softmax that ignores ``dim`` or forgets keepdim would give the right
+    values, and the same mistake would cost points for one student and not for another."""
+    if kind == "any":
+        ndim = int(torch.randint(1, 5, (1,), generator=rng))
+        shape = torch.randint(1, 7, (ndim,), generator=rng).tolist()
+        dim = int(torch.randint(-ndim, ndim, (1,), generator=rng))
+        return 3.0 * randn(rng, *shape), dim
+    ndim = int(torch.randint(2, 5, (1,), generator=rng))
     shape = torch.randint(1, 7, (ndim,), generator=rng).tolist()
-    dim = int(torch.randint(-ndim, ndim, (1,), generator=rng))
+    negative = bool(torch.randint(0, 2, (1,), generator=rng))  # the dim written as a negative index
+    if kind == "inner":
+        dim = int(torch.randint(0, ndim - 1, (1,), generator=rng)) - (ndim if negative else 0)
+    else:
+        dim = -1 if negative else ndim - 1
+    for d in (dim, -1, -2):
+        shape[d] = max(shape[d], int(torch.randint(2, 7, (1,), generator=rng)))
     return 3.0 * randn(rng, *shape), dim
 
 
 @check("softmax: random shapes and dims", weight=2)
 def test_softmax_random(student, rng):
-    for _ in range(3):
-        x, dim = _random_case(rng)
+    for kind in ("inner", "last", "any"):
+        x, dim = _random_case(rng, kind)
         for name in SOFTMAXES:
             expect_close(student.call(name, x, cast=torch.float64, dim=dim), oracle.expected(name, x, dim=dim),
                          what=f"{name}(x {tuple(x.shape)}, dim={dim})", mistakes=oracle.mistakes(name, x, dim=dim))

@@ -27,7 +27,8 @@ def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
 @check("split_heads and merge_heads on random shapes, round trip")
 def test_random_split_merge(student, rng):
     for nh in (1, 2, 4):
-        B, T, hs = _rand_int(rng, 1, 3), _rand_int(rng, 1, 7), _rand_int(rng, 1, 4)
+        # with one step (T = 1) a split or merge without transpose cannot show: several heads get T >= 2
+        B, T, hs = _rand_int(rng, 1, 3), _rand_int(rng, 1 if nh == 1 else 2, 7), _rand_int(rng, 1, 4)
         x = randn(rng, B, T, nh * hs)
         what = f"split_heads(x {tuple(x.shape)}, {nh})"
         with explained(student, what):
@@ -45,7 +46,8 @@ def test_random_split_merge(student, rng):
 def test_random_mha(student, rng):
     L = 8
     for nh, bias in ((1, True), (2, False), (4, True)):
-        d_in, d_out, T = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), _rand_int(rng, 1, L)
+        # with one step (T = 1) how the heads are split, merged and scaled cannot show: several heads get T >= 2
+        d_in, d_out, T = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), _rand_int(rng, 1 if nh == 1 else 2, L)
         handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
         x = randn(rng, 2, T, d_in)
         what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
@@ -57,7 +59,7 @@ def test_random_mha(student, rng):
 
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
 def test_random_torch_mha(student, rng):
-    nh = (1, 2, 4)[_rand_int(rng, 0, 2)]
+    nh = (2, 4)[_rand_int(rng, 0, 1)]  # several heads: with one, how heads are split and merged cannot show
     d = nh * _rand_int(rng, 1, 3)
     handle, w = _module(student, rng, d, d, nh, 8, True)
     x = randn(rng, 3, _rand_int(rng, 2, 8), d)
