@@ -135,7 +135,6 @@ class GraderPlugin:
         self.current: Submission | None = None  # the submission whose checks are running
         self._pending: dict[str, int] = {}  # student -> checks not yet recorded
         self._remaining: dict[tuple[str, str], int] = {}  # (student, stage) -> checks not yet recorded
-        self._stage_items: dict[str, list] = {}  # stage key -> node ids of its checks
         self._checks: frozenset = frozenset()  # the node ids of every grader check (item_info's keys)
         self.item_info: dict[str, tuple] = {}  # node id -> (stage key, check name, weight, hidden, device)
         self.collect_errors: list[str] = []
@@ -166,7 +165,6 @@ class GraderPlugin:
             name = info.name + (f" [{device}]" if device is not None and len(self.devices) > 1 else "")
             self.item_info[item.nodeid] = (stage_key, name, info.weight / n_dev, hidden, device)
             stage_of.setdefault(stage_key, []).append(item.nodeid)
-        self._stage_items = stage_of
         self._checks = frozenset(self.item_info)
         for sub in self.submissions:
             self.results[sub.student] = SubmissionResult(
@@ -187,10 +185,10 @@ class GraderPlugin:
         too) is torn down before the next submission's first check."""
         if session.testsfailed and not session.config.option.continue_on_collection_errors:
             raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
-        if session.config.option.collectonly:
-            return True
         items = session.items
-        for sub in self.submissions if items else []:
+        if session.config.option.collectonly or not items:
+            return True
+        for sub in self.submissions:
             self.current = sub
             for i, item in enumerate(items):
                 nextitem = items[i + 1] if i + 1 < len(items) else None
