@@ -5,14 +5,16 @@ How a run goes:
 1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
    stored result has the same run fingerprint (see :mod:`autograder.store`).
-2. The others are dealt round-robin to ``--jobs`` judge processes (``spawn``ed, default: one per core). Each
-   judge imports torch once, starts its own sandbox (its own slot, hence its own uid under bubblewrap: a warm
-   zygote that forks a fresh child per stage) and runs ONE pytest session over its whole shard
-   (:func:`autograder.runner.grade`). As each submission's last check ends, the judge writes that student's
+2. The others are dealt to ``--jobs`` judge processes (default: one per core). On Linux one ``spawn``ed
+   launcher starts every judge's sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that
+   forks a fresh child per stage), imports torch while the sandboxes start, and forks the judges, which
+   inherit its imports (elsewhere each judge is ``spawn``ed, imports torch and starts its sandbox itself).
+   Each judge runs ONE pytest session over its whole shard (:func:`autograder.runner.grade`). As each submission's last check ends, the judge writes that student's
    files atomically and tells the main process, which moves the progress bar.
 3. At the end, ``grades.csv``, ``report.html`` and each ``feedback.html`` are rebuilt from the per-student files,
    so a run that was killed (even with ``kill -9``) and started again ends with the same files as one that never
-   stopped. The judges die with the main process (``PR_SET_PDEATHSIG``), and each sandbox with its judge.
+   stopped. The launcher dies with the main process and the judges with the launcher (``PR_SET_PDEATHSIG``);
+   each sandbox ends when its judge does (its control socket closes) or when its parent dies.
 """
 
 from __future__ import annotations
@@ -143,16 +145,22 @@ class GradeRun:
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
         base_slot = (os.getpid() * 7) % 3000
-        procs = []
-        for i, shard in enumerate(shards):
-            spec = {"job": i, "slot": base_slot + i, "course": str(self.course.path), "out": str(self.out_dir),
-                    "subs": [s.to_json() for s in shard], "fingerprints": {s.student: fps[s.student] for s in shard},
-                    "seed": self.seed, "device": self.device, "timeout": self.timeout,
-                    "include_hidden": self.include_hidden, "stages": self.stages}
-            proc = ctx.Process(target=job_main, args=(spec, q, os.getpid()), name=f"autograder-judge-{i}",
-                               daemon=True)
-            proc.start()
-            procs.append(proc)
+        specs = [{"job": i, "slot": base_slot + i, "course": str(self.course.path), "out": str(self.out_dir),
+                  "subs": [s.to_json() for s in shard], "fingerprints": {s.student: fps[s.student] for s in shard},
+                  "seed": self.seed, "device": self.device, "timeout": self.timeout,
+                  "include_hidden": self.include_hidden, "stages": self.stages} for i, shard in enumerate(shards)]
+        if _can_share_start():
+            # one process starts every sandbox, imports torch once and forks the judges (see launcher_main)
+            launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid()), name="autograder-judges")
+            launcher.start()
+            procs = [launcher] * len(specs)
+        else:
+            procs = []
+            for spec in specs:
+                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid()),
+                                   name=f"autograder-judge-{spec['job']}", daemon=True)
+                proc.start()
+                procs.append(proc)
         pending = {i: {s.student for s in shard} for i, shard in enumerate(shards)}
         finished: set[int] = set()
         try:
@@ -172,7 +180,7 @@ class GradeRun:
                     continue
                 self._handle(msg, pending, finished, progress, task)
         finally:
-            for proc in procs:
+            for proc in dict.fromkeys(procs):
                 proc.join(timeout=5)
                 if proc.is_alive():
                     proc.kill()
@@ -350,8 +358,89 @@ def _die_with_parent(parent_pid: int) -> None:
 _UID = re.compile(r"uid \d+")
 
 
-def job_main(spec: dict, q, parent_pid: int) -> None:
-    """One judge: its own sandbox, one pytest session over its shard, results written as they finish."""
+def _can_share_start() -> bool:
+    """Whether the judges can be forked from one process (Linux: a judge watches a sandbox worker that is not
+    its own child through a pidfd)."""
+    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open")
+
+
+def _limits(spec: dict):
+    from .sandbox import Limits
+
+    return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
+
+
+def launcher_main(specs: list[dict], q, parent_pid: int) -> None:
+    """Start every judge's sandbox, import torch once, then fork the judges from this process.
+
+    Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
+    worker imports torch again: the judges' imports and the workers' would follow one another. Here the
+    workers start first and import torch while this process does, and the judges inherit this process's
+    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.Sandbox.hand_over`); this process
+    waits for the judges, reports any that ended without finishing, and collects the workers at the end."""
+    _die_with_parent(parent_pid)
+    import multiprocessing as mp
+    from multiprocessing.connection import wait as wait_any
+
+    from .sandbox import Sandbox
+
+    sandboxes = [Sandbox(_limits(spec), slot=spec["slot"]).launch() for spec in specs]
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+    except BaseException:  # noqa: BLE001 - each judge reports its own failure to import
+        pass
+    ctx = mp.get_context("fork")
+    judges = []
+    for i, spec in enumerate(specs):
+        proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i),
+                           name=f"autograder-judge-{spec['job']}", daemon=True)
+        proc.start()
+        judges.append(proc)
+    folders = [sandbox.tmp for sandbox in sandboxes]  # the worker's copy: removed by the judge's close()
+    for sandbox in sandboxes:
+        sandbox.hand_over(keep=False)
+    running = dict(zip((proc.sentinel for proc in judges), zip(specs, judges, folders)))
+    while running:
+        for sentinel in wait_any(list(running)):
+            spec, proc, folder = running.pop(sentinel)
+            proc.join()
+            if proc.exitcode != 0:  # reported at once: its students are graded again by a new run of judges
+                q.put(("error", spec["job"], None, f"the judge process stopped (exit code {proc.exitcode})"))
+                q.put(("finished", spec["job"]))
+                if folder:
+                    import shutil
+
+                    shutil.rmtree(folder, ignore_errors=True)
+    _reap_children()
+    _exit_now(q)
+
+
+def _reap_children(patience: float = 5.0) -> None:
+    """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+
+
+def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int) -> None:
+    for i, sandbox in enumerate(sandboxes):
+        sandbox.hand_over(keep=i == mine)
+    job_main(spec, q, parent_pid, sandbox=sandboxes[mine])
+
+
+def job_main(spec: dict, q, parent_pid: int, sandbox=None) -> None:
+    """One judge: its own sandbox (``sandbox``: one already launched for it), one pytest session over its shard,
+    results written as they finish."""
     _die_with_parent(parent_pid)
     job = spec["job"]
     try:
@@ -361,16 +450,15 @@ def job_main(spec: dict, q, parent_pid: int) -> None:
 
         torch.set_num_threads(1)  # the judge's work is tiny tensors: a thread pool only fights the sandbox for cores
         from .runner import grade
-        from .sandbox import Limits, Sandbox
+        from .sandbox import Sandbox
 
         course = load_course(spec["course"])
         out_dir = Path(spec["out"])
         subs = [Collected.from_json(d) for d in spec["subs"]]
         by_student = {s.student: s for s in subs}
-        limits = Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            sandbox = Sandbox(limits, slot=spec["slot"]).start()
+            sandbox = (sandbox or Sandbox(_limits(spec), slot=spec["slot"])).start()
         q.put(("sandbox", job, _UID.sub("own uid", sandbox.isolation), [str(w.message) for w in caught]))
     except BaseException:  # noqa: BLE001 - report, then end this judge
         q.put(("error", job, None, "the judge could not start: " + traceback.format_exc()[-1500:]))

@@ -331,12 +331,15 @@ def _hidden_paths(bound: list[str]) -> list[str]:
 
 
 def _runtime_paths() -> list[str]:
-    """Directories the worker needs: the interpreter's prefix, the venv, and where torch/numpy live."""
-    import numpy
-    import torch
+    """Directories the worker needs: the interpreter's prefix, the venv, and where torch/numpy live (found
+    without importing them: a sandbox may be launched before this process imports torch)."""
+    from importlib.util import find_spec
 
-    paths = {sys.base_prefix, sys.prefix, str(Path(torch.__file__).parent.parent),
-             str(Path(numpy.__file__).parent.parent)}
+    paths = {sys.base_prefix, sys.prefix}
+    for name in ("torch", "numpy"):
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            paths.add(str(Path(spec.origin).parent.parent))
     real = {str(Path(p).resolve()) for p in paths}
     return sorted(p for p in paths | real if p and not p.startswith("/usr/") and p != "/usr" and os.path.isdir(p))
 
@@ -421,6 +424,37 @@ def _kill_uid(uid: int, patience: float = 10.0) -> None:
         time.sleep(0.02)
 
 
+class _Adopted:
+    """The part of ``subprocess.Popen`` a :class:`Sandbox` uses, for a worker that another process started (and
+    will collect): watched through a pidfd, which becomes readable when the process ends. Its exit status
+    belongs to its parent, so an ended worker reports -1."""
+
+    def __init__(self, pid: int, stderr):
+        self.pid, self.stderr, self.returncode = pid, stderr, None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except OSError:  # already gone (and collected)
+            self._fd, self.returncode = None, -1
+
+    def _ended(self, timeout: float | None) -> bool:
+        import select
+
+        if self.returncode is None and select.select([self._fd], [], [], timeout)[0]:
+            self.returncode = -1
+            os.close(self._fd)
+            self._fd = None
+        return self.returncode is not None
+
+    def poll(self):
+        self._ended(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None):
+        if not self._ended(timeout):
+            raise subprocess.TimeoutExpired("worker", timeout)
+        return self.returncode
+
+
 class Sandbox:
     """A warm worker process (inside bubblewrap when available) that forks one child per stage.
 
@@ -438,21 +472,47 @@ class Sandbox:
         self.tmp: str | None = None
         self.active = False  # a child is running (forked, its end not yet reported)
         self.starts = 0
+        self._launched = False  # started by launch(), not yet known to be ready
         self._lock = threading.RLock()
 
     # -- life cycle ---------------------------------------------------------------------------------------
+    def _attempts(self) -> tuple[list, str | None]:
+        bwrap = _bwrap()
+        root = os.geteuid() == 0 and sys.platform.startswith("linux")
+        attempts = []
+        if bwrap:
+            if root:
+                attempts.append(("bwrap", UID_BASE + self.slot))
+            attempts.append(("bwrap", None))
+        attempts.append(("plain", UID_BASE + self.slot if root else None))
+        return attempts, bwrap
+
+    def launch(self) -> "Sandbox":
+        """Start the worker process and return at once, before it is ready (it imports torch for about a
+        second): :meth:`start` waits for it, in this process or in one forked from it after :meth:`hand_over`.
+        A worker that fails here is started again, the usual way, by :meth:`start`."""
+        with self._lock:
+            attempts, bwrap = self._attempts()
+            kind, uid = attempts[0]
+            try:
+                self._spawn(kind, uid, bwrap)
+                self._launched = True
+            except (OSError, RuntimeError, ValueError):
+                self.close()
+            return self
+
     def start(self) -> "Sandbox":
         with self._lock:
+            if self._launched:  # started by launch(): wait for it
+                self._launched = False
+                try:
+                    self._await_ready()
+                    return self._started([])
+                except (OSError, RuntimeError, EOFError, ValueError):
+                    self.close()
             if self.proc is not None and self.proc.poll() is None:
                 return self
-            bwrap = _bwrap()
-            root = os.geteuid() == 0 and sys.platform.startswith("linux")
-            attempts = []
-            if bwrap:
-                if root:
-                    attempts.append(("bwrap", UID_BASE + self.slot))
-                attempts.append(("bwrap", None))
-            attempts.append(("plain", UID_BASE + self.slot if root else None))
+            attempts, bwrap = self._attempts()
             errors = []
             for kind, uid in attempts:
                 try:
@@ -463,17 +523,42 @@ class Sandbox:
                     self.close()
             else:
                 raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
-            self.starts += 1
-            if kind == "plain":
-                warnings.warn(
-                    "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only "
-                    "(no filesystem, network or PID isolation). Install bubblewrap before grading untrusted code.",
-                    SandboxWarning, stacklevel=2)
-                if errors:
-                    self.isolation += " (bubblewrap failed: " + "; ".join(errors) + ")"
-            return self
+            return self._started(errors)
+
+    def _started(self, errors: list[str]) -> "Sandbox":
+        self.starts += 1
+        if self.kind == "plain":
+            warnings.warn(
+                "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only "
+                "(no filesystem, network or PID isolation). Install bubblewrap before grading untrusted code.",
+                SandboxWarning, stacklevel=3)
+            if errors:
+                self.isolation += " (bubblewrap failed: " + "; ".join(errors) + ")"
+        return self
+
+    def hand_over(self, keep: bool) -> None:
+        """After a fork that shares this not-yet-ready sandbox between processes: in the one that keeps it
+        (``keep``), its worker, no child of this process, is watched through a pidfd from now on; in every
+        other, only the descriptors are closed (no "quit": the worker is not theirs to stop, and the worker
+        notices its judge's end by its control socket closing, which needs every copy closed)."""
+        with self._lock:
+            if keep:
+                if self.proc is not None:
+                    self.proc = _Adopted(self.proc.pid, self.proc.stderr)
+                return
+            for fh in (self.control, self.proc.stderr if self.proc is not None else None):
+                if fh is not None:
+                    try:
+                        fh.close()
+                    except OSError:
+                        pass
+            self.control, self.proc, self.tmp, self._launched = None, None, None, False
 
     def _launch(self, kind: str, uid: int | None, bwrap: str | None) -> None:
+        self._spawn(kind, uid, bwrap)
+        self._await_ready()
+
+    def _spawn(self, kind: str, uid: int | None, bwrap: str | None) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child.fileno()
         env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/tmp",
@@ -516,6 +601,9 @@ class Sandbox:
                                      preexec_fn=demote if uid is not None else None, start_new_session=True)
         child.close()
         self.control = parent
+
+    def _await_ready(self) -> None:
+        parent = self.control
         parent.settimeout(120)
         try:
             msg = parent.recv(1 << 16)

@@ -139,3 +139,55 @@ def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_
     assert len([n for n in a if n.endswith("/result.json")]) == 8
     five = a["s5/result.json"]["result"]["stages"]
     assert five[0]["score"] == 10 and five[1]["score"] == 0  # its crash cost only its own stage
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat.rsplit(b")", 1)[1].split()[1]) == pid:
+                found.append(int(name))
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="judges are forked from one launcher on Linux only")
+def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
+    """The judges are forked from one launcher process (which started their sandboxes and imported torch for
+    all of them): one killed halfway is reported, its students are graded again in the same run, and the files
+    end exactly as those of a run where nothing happened."""
+    cls = make_class(tmp_path)
+    out, clean_out = tmp_path / "out", tmp_path / "clean"
+    proc = subprocess.Popen(command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list(out.glob("*/result.json")):
+        assert proc.poll() is None, "the run ended before its first result was seen"
+        assert time.monotonic() < deadline, "no result after 300 s"
+        time.sleep(0.02)
+    launchers = [p for p in _children(proc.pid) if b"spawn_main" in _cmdline(p)]
+    judges = [p for launcher in launchers for p in _children(launcher) if b"spawn_main" in _cmdline(p)]
+    assert len(launchers) == 1 and len(judges) == 2, (launchers, judges)
+    os.kill(judges[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr[-3000:]
+    assert "the judge process stopped (exit code -9)" in stderr
+    clean = subprocess.run(command(cls, clean_out, "--seed", "5"), cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)
+    assert clean.returncode == 0, clean.stderr[-3000:]
+    a, b = snapshot(out), snapshot(clean_out)
+    assert sorted(a) == sorted(b)
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between the run with a killed judge and a clean one"
+    assert len([n for n in a if n.endswith("/result.json")]) == 8
