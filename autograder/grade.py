@@ -420,16 +420,11 @@ def launcher_main(specs: list[dict], q, parent_pid: int) -> None:
 
 def _reap_children(patience: float = 5.0) -> None:
     """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
+    from .worker import _reap
+
     deadline = time.monotonic() + patience
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.02)
+    while not _reap() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int) -> None:

@@ -1248,15 +1248,16 @@ def _kill_all(pids_of, patience: float = 10.0) -> None:
         pause = min(pause * 2, 0.05)
 
 
-def _reap() -> None:
-    """Collect exited processes (the zygote is PID 1 of its namespace: orphans become its children)."""
+def _reap() -> bool:
+    """Collect exited processes (the zygote is PID 1 of its namespace: orphans become its children). True when
+    no child is left at all."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return True
         if pid == 0:
-            return
+            return False
 
 
 def _memory_mb(pids: list[int], base_kb: int) -> float:

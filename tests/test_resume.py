@@ -93,6 +93,27 @@ def snapshot(out: Path) -> dict[str, object]:
     return files
 
 
+def wait_for_first_result(proc: subprocess.Popen, out: Path) -> None:
+    deadline = time.monotonic() + 300
+    while not list(out.glob("*/result.json")):
+        assert proc.poll() is None, "the run ended before its first result was seen"
+        assert time.monotonic() < deadline, "no result after 300 s"
+        time.sleep(0.02)
+
+
+def same_as_uninterrupted(cls: Path, out: Path, clean_out: Path, seed: int, what: str) -> dict[str, object]:
+    """Grade ``cls`` again into ``clean_out`` with ``seed``, uninterrupted; every file must equal ``out``'s."""
+    clean = subprocess.run(command(cls, clean_out, "--seed", str(seed)), cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)
+    assert clean.returncode == 0, clean.stderr[-3000:]
+    a, b = snapshot(out), snapshot(clean_out)
+    assert sorted(a) == sorted(b)
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between {what} and an uninterrupted one"
+    assert len([n for n in a if n.endswith("/result.json")]) == 8
+    return a
+
+
 def gone(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -110,11 +131,7 @@ def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_
 
     proc = subprocess.Popen(command(cls, killed_out), cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not list(killed_out.glob("*/result.json")):
-        assert proc.poll() is None, "the run ended before its first result was seen"
-        assert time.monotonic() < deadline, "no result after 300 s"
-        time.sleep(0.02)
+    wait_for_first_result(proc, killed_out)
     os.kill(proc.pid, signal.SIGKILL)  # the main process only: its judges must die with it
     proc.wait()
     deadline = time.monotonic() + 30
@@ -128,15 +145,7 @@ def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_
     resumed = subprocess.run(command(cls, killed_out), cwd=ROOT, capture_output=True, text=True,
                              timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    clean = subprocess.run(command(cls, clean_out, "--seed", str(seed)), cwd=ROOT, capture_output=True, text=True,
-                           timeout=600)
-    assert clean.returncode == 0, clean.stderr[-3000:]
-
-    a, b = snapshot(killed_out), snapshot(clean_out)
-    assert sorted(a) == sorted(b)
-    for name in a:
-        assert a[name] == b[name], f"{name} differs between the resumed and the uninterrupted run"
-    assert len([n for n in a if n.endswith("/result.json")]) == 8
+    a = same_as_uninterrupted(cls, killed_out, clean_out, seed, "the resumed run")
     five = a["s5/result.json"]["result"]["stages"]
     assert five[0]["score"] == 10 and five[1]["score"] == 0  # its crash cost only its own stage
 
@@ -171,11 +180,7 @@ def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
     out, clean_out = tmp_path / "out", tmp_path / "clean"
     proc = subprocess.Popen(command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while not list(out.glob("*/result.json")):
-        assert proc.poll() is None, "the run ended before its first result was seen"
-        assert time.monotonic() < deadline, "no result after 300 s"
-        time.sleep(0.02)
+    wait_for_first_result(proc, out)
     launchers = [p for p in _children(proc.pid) if b"spawn_main" in _cmdline(p)]
     judges = [p for launcher in launchers for p in _children(launcher) if b"spawn_main" in _cmdline(p)]
     assert len(launchers) == 1 and len(judges) == 2, (launchers, judges)
@@ -183,11 +188,4 @@ def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
     stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 0, stderr[-3000:]
     assert "the judge process stopped (exit code -9)" in stderr
-    clean = subprocess.run(command(cls, clean_out, "--seed", "5"), cwd=ROOT, capture_output=True, text=True,
-                           timeout=600)
-    assert clean.returncode == 0, clean.stderr[-3000:]
-    a, b = snapshot(out), snapshot(clean_out)
-    assert sorted(a) == sorted(b)
-    for name in a:
-        assert a[name] == b[name], f"{name} differs between the run with a killed judge and a clean one"
-    assert len([n for n in a if n.endswith("/result.json")]) == 8
+    same_as_uninterrupted(cls, out, clean_out, 5, "the run with a killed judge")
