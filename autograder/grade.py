@@ -390,7 +390,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int) -> None:
 
         torch.set_num_threads(1)
         from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
-    except BaseException:  # noqa: BLE001 - each judge reports its own failure to import
+    except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
     ctx = mp.get_context("fork")
     judges = []
