@@ -229,7 +229,10 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None]:
     names = (reply.get("record") or {}).get("forbidden") or []
     apis, mistake = set(), None
     for n in names:
-        if n.startswith("tampered:"):  # the sandbox could not trust its own record (see sandbox.py)
+        if n == "tampered:threads":  # see worker.Guard.tasks
+            apis.add("code that starts a thread or process while it runs (what another thread computes is not "
+                     "seen by the autograder, and attention needs none)")
+        elif n.startswith("tampered:"):  # the sandbox could not trust its own record (see sandbox.py)
             apis.add(f"code that interferes with the autograder's record of the operations used ({n[9:]})")
         elif "multi_head_attention" in n or "transformer_encoder" in n:
             apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
