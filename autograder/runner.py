@@ -115,6 +115,7 @@ try:  # pytest's protocol for one item (setup, call, teardown); without it the d
     from _pytest.runner import runtestprotocol as _runtestprotocol
 except ImportError:  # pragma: no cover - a pytest that moved it
     _runtestprotocol = None
+_RERAISE = (pytest.exit.Exception, KeyboardInterrupt)  # what pytest lets out of a phase (no --pdb here)
 
 
 class GraderPlugin:
@@ -123,8 +124,9 @@ class GraderPlugin:
 
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
-                 isolation: str = ""):
+                 isolation: str = "", lean: bool = False):
         self.course = course
+        self.lean = lean  # no capture or logging plugin to serve: run each check's phases directly
         self.submissions = submissions
         self.devices = devices
         self.base_seed = base_seed
@@ -240,17 +242,55 @@ class GraderPlugin:
         :meth:`pytest_runtest_makereport`, which records the verdict) without the logstart/logfinish and
         logreport hooks: nothing listens to them here (the terminal plugin is off; the session's failure count
         is not used), and computing their ``item.location`` (the grader file's path, made relative) was about
-        5 % of the judge's time."""
+        5 % of the judge's time. With ``lean`` (learner code runs in sandboxed children, so neither the capture
+        nor the logging plugin is loaded), the phases run without their hooks: see :meth:`_run_phases`."""
         if _runtestprotocol is None or item.nodeid not in self._checks:
             return None
-        _runtestprotocol(item, log=False, nextitem=nextitem)
+        state = getattr(item.session, "_setupstate", None)
+        if self.lean and state is not None:
+            self._run_phases(item, nextitem, state)
+        else:
+            _runtestprotocol(item, log=False, nextitem=nextitem)
         return True
+
+    def _run_phases(self, item, nextitem, state) -> None:
+        """What ``runtestprotocol`` does for one check, calling the session's SetupState (fixtures) and the
+        item itself instead of the setup, call and teardown hooks and a report hook after each: in the
+        sandboxed judge only pytest's runner and this plugin implement them, and their dispatch, reports and
+        ``PYTEST_CURRENT_TEST`` updates were a quarter of pytest's work per check. Each phase's exception is
+        caught as pytest catches it (``CallInfo``), the verdict is recorded from the call phase (or a failed
+        setup), and a teardown error is ignored, as :meth:`pytest_runtest_makereport` does."""
+        if hasattr(item, "_request") and not item._request:
+            item._initrequest()  # the same items run again for every submission
+        try:
+            self.pytest_runtest_setup(item)
+            call = pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=_RERAISE)
+            if call.excinfo is None:
+                call = pytest.CallInfo.from_call(item.runtest, when="call", reraise=_RERAISE)
+            self._record(item, call, self._outcome(call)[0])
+            if item.session.shouldfail or item.session.shouldstop:
+                nextitem = None
+            pytest.CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown", reraise=_RERAISE)
+        finally:
+            if hasattr(item, "_request"):
+                item._request = False
+                item.funcargs = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
         # what the fixtures need to know about this check (see autograder.fixtures.CURRENT)
         fixtures.CURRENT.update(name=getattr(item, "originalname", item.name), plugin=self,
                                 stage=getattr(item.module, "STAGE", None))
+
+    @staticmethod
+    def _outcome(call) -> tuple[str, object]:
+        """pytest's outcome of a phase and its long representation, from ``call.excinfo`` itself."""
+        exc = call.excinfo
+        if exc is None:
+            return "passed", None
+        if isinstance(exc.value, pytest.skip.Exception):
+            return "skipped", ("", 0, str(exc.value)[:300])
+        return "failed", f"{exc.typename}: {str(exc.value)[:300]}"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call):
@@ -259,26 +299,20 @@ class GraderPlugin:
         every traceback entry: most of the judge's time when many checks fail) is never needed."""
         if item.nodeid not in self._checks:  # ours for the teardown too: pytest's own report would compute
             return None                      # the item's location (a stat and path arithmetic) per check
-        exc = call.excinfo
-        if exc is None:
-            outcome, longrepr = "passed", None
-        elif isinstance(exc.value, pytest.skip.Exception):
-            outcome, longrepr = "skipped", ("", 0, str(exc.value)[:300])
-        else:
-            outcome, longrepr = "failed", f"{exc.typename}: {str(exc.value)[:300]}"
+        outcome, longrepr = self._outcome(call)
         report = pytest.TestReport(item.nodeid, ("", None, item.nodeid), {}, outcome, longrepr, call.when,
                                    duration=call.duration, start=call.start, stop=call.stop)
         if report.when == "call" or (report.when == "setup" and report.failed):
-            self._record(item, call, report)
+            self._record(item, call, outcome)
         return report
 
-    def _record(self, item, call, report) -> None:
+    def _record(self, item, call, outcome: str) -> None:
         student = self.current.student
         stage_key, name, weight, hidden, device = self.item_info[item.nodeid]
         stage = self.course.stage(stage_key)
         total = self._weights[stage_key]
         points = stage.points * weight / total if total else 0.0
-        passed = report.passed
+        passed = outcome == "passed"
         message, mistake, kind, figures = "", None, None, None
         if not passed:
             exc = call.excinfo.value if call.excinfo is not None else None
@@ -383,7 +417,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
 
     isolation = sandbox.isolation if sandbox is not None else "in-process (notebook)"
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
-                          on_done=on_done, isolation=isolation)
+                          on_done=on_done, isolation=isolation, lean=not in_process)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
