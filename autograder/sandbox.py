@@ -43,11 +43,11 @@ What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Eac
   Python-level entry points (``F.multi_head_attention_forward`` leaves a marker even with torch function
   handling disabled). Every alias of a fused kernel is caught: ``torch.ops.aten``, ``torch._C._nn``,
   ``getattr``, ``exec``, threads, ``torch.nn.MultiheadAttention``, the fused fast paths. Under bubblewrap a
-  call made while the child has a single thread is recorded by the calling thread's (legacy) profiler, about
-  0.5 ms cheaper than a Kineto session; the child's PID namespace proves that no thread or process was started
-  during the call (each one takes the namespace's next PID, which learner code cannot reset), and one that was
-  makes the record untrustworthy (``tampered: threads``). With a thread already running (or without a PID
-  namespace, or with an accelerator) a Kineto session records every thread instead. The worker uses only
+  call made while the child has never started a thread or process is recorded by the calling thread's (legacy)
+  profiler, about 0.5 ms cheaper than a Kineto session: the child's PID namespace proves it (each new thread or
+  process takes the namespace's next PID, which learner code cannot reset), and a thread or process started
+  during the call makes the record untrustworthy (``tampered: threads``). Once the child has started one (or
+  without a PID namespace, or with an accelerator) a Kineto session records every thread instead. The worker uses only
   references captured before learner code ran, the profiler's controls are withheld from learner code, and
   random start and end markers prove the session was neither stopped nor restarted. ``record["tampered"]``
   (also in ``record["forbidden"]`` as ``"tampered:<what>"``) lists what makes the record untrustworthy:

@@ -68,6 +68,7 @@ _settimeout = _socket.socket.settimeout
 _monotonic = time.monotonic
 _urandom = os.urandom
 _os_exit = os._exit
+_getpid = os.getpid
 _os_open, _os_read, _os_close, _os_listdir = os.open, os.read, os.close, os.listdir
 _hmac_digest = _hashlib.hmac_digest
 _same_digest = _hashlib.compare_digest
@@ -319,7 +320,7 @@ def capture_torch() -> _Refs:
     r.event_name = A._KinetoEvent.name
     r.Mark = P._RecordFunctionFast
     # the legacy (thread-local) profiler: about 0.5 ms less per recorded call than a Kineto session, but it sees
-    # only the calling thread, so it is used only where no other thread can exist (see Guard.tasks)
+    # only the calling thread, so it is used only where no other thread can exist (see Guard.tasks_started)
     event = getattr(A, "ProfilerEvent", None)
     r.legacy = None
     if (event is not None and hasattr(A, "_enable_profiler_legacy") and hasattr(A, "_disable_profiler_legacy")
@@ -589,10 +590,10 @@ class Executor:
 
         Only captured references are used: the profiler is driven through its C++ bindings, and random
         markers at the start and the end of the session show that it was not stopped or restarted by the
-        learner's code in between. In the sandbox, where :meth:`Guard.tasks` can prove that the call ran alone
-        in its process (the usual case), the cheaper thread-local legacy profiler records it; a thread or
-        process started during the call then makes the record untrustworthy (``tampered: threads``), as a
-        process started by learner code always does. Elsewhere a Kineto session records every thread."""
+        learner's code in between. In the sandbox, while :meth:`Guard.tasks_started` proves that the child has
+        never had a second thread (the usual case), the cheaper thread-local legacy profiler records the call; a
+        thread or process started during it then makes the record untrustworthy (``tampered: threads``), as a
+        process started by learner code always does. Otherwise a Kineto session records every thread."""
         if not record:
             return fn(), None
         t = self.t
@@ -600,8 +601,9 @@ class Executor:
         seen: list[str] = []
         mode = _ForbiddenCalls(seen)
         broken: list[str] = []
-        alone = self.guard.tasks() if self.guard is not None and t.legacy is not None else None
-        legacy = t.legacy if alone is not None and alone[0] == 1 else None
+        # deterministic: whether the child ever had a second thread, not whether one is still winding down
+        started = self.guard.tasks_started() if self.guard is not None and t.legacy is not None else None
+        legacy = t.legacy if started is False else None
         with _quiet_stderr():
             if legacy is not None:
                 legacy[0](legacy[4])
@@ -632,7 +634,7 @@ class Executor:
             names = []
         elif legacy is not None:
             names = [legacy[2](e) for thread in result for e in thread if legacy[3](e) == "push"]
-            if self.guard.tasks() != alone:
+            if self.guard.tasks_started() is not False:
                 broken.append("threads")
         else:
             names = [t.event_name(e) for e in t.events(result)]
@@ -915,31 +917,25 @@ class Guard:
     def install(self) -> None:
         sys.addaudithook(self._hook)
 
-    def tasks(self) -> tuple[int, bytes] | None:
-        """(threads of this process, last PID handed out in the sandbox's PID namespace), or None where that
-        says nothing (no namespace of our own, or unreadable).
+    def tasks_started(self) -> bool | None:
+        """Whether any thread or process was started in this child since it was forked; None where that cannot
+        be told (no PID namespace of our own, or unreadable).
 
         In the sandbox every new thread or process takes the namespace's next PID, and only this child and what
-        it starts can take one (the zygote waits; learner code cannot write ``ns_last_pid``: that needs
-        CAP_SYS_ADMIN). The same pair before and after a call, with one thread, proves that no other thread or
-        process existed or was started while it ran: the calling thread's profiler then saw every operation."""
+        it starts can take one (the zygote forks nothing while a child lives, and learner code cannot write
+        ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
+        child has never had a second thread: the calling thread's profiler sees every operation."""
         if not self.own_pid_namespace:
             return None
         try:
-            fd = _os_open("/proc/self/status", os.O_RDONLY)
-            try:
-                status = _os_read(fd, 1 << 16)
-            finally:
-                _os_close(fd)
             fd = _os_open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY)
             try:
-                last = _os_read(fd, 64)
+                last = int(_os_read(fd, 64))
             finally:
                 _os_close(fd)
-            at = status.index(b"Threads:") + 8
-            return int(status[at:status.index(b"\n", at)]), last
         except (OSError, ValueError):
             return None
+        return last != _getpid()
 
     def flags(self) -> list[str]:
         found = set(self.events)

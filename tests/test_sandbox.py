@@ -368,9 +368,9 @@ WORKER_THREAD = textwrap.dedent('''
 
 @pytest.mark.parametrize("name", ["sdpa_elsewhere", "by_hand"])
 def test_a_thread_started_before_the_call_is_recorded_too(sb, name):
-    """With a second thread alive when the call starts, the record covers every thread (Kineto): a fused
-    kernel run by a helper thread the learner started at import is seen by its name, and honest code on the
-    calling thread is not flagged for the helper's existence."""
+    """Once the child has started a thread, the record covers every thread (Kineto): a fused kernel run by a
+    helper thread the learner started at import is seen by its name, and honest code on the calling thread is
+    not flagged for the helper's existence."""
     reply = _call(sb, name, Q, source=WORKER_THREAD, record=True, full=True)
     if name == "sdpa_elsewhere":
         assert "aten::scaled_dot_product_attention" in reply["record"]["forbidden"]
