@@ -5,12 +5,14 @@ How a run goes:
 1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
    stored result has the same run fingerprint (see :mod:`autograder.store`).
-2. The others are dealt to ``--jobs`` judge processes (default: one per core). On Linux one ``spawn``ed
+2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one ``spawn``ed
    launcher starts every judge's sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that
    forks a fresh child per stage), imports torch while the sandboxes start, and forks the judges, which
    inherit its imports (elsewhere each judge is ``spawn``ed, imports torch and starts its sandbox itself).
-   Each judge runs ONE pytest session over its whole shard (:func:`autograder.runner.grade`). As each submission's last check ends, the judge writes that student's
-   files atomically and tells the main process, which moves the progress bar.
+   Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
+   a time, from a counter the judges share: a judge that is free takes the next one. As each submission's last
+   check ends, the judge writes that student's files atomically and tells the main process, which moves the
+   progress bar.
 3. At the end, ``grades.csv``, ``report.html`` and each ``feedback.html`` are rebuilt from the per-student files,
    so a run that was killed (even with ``kill -9``) and started again ends with the same files as one that never
    stopped. The launcher dies with the main process and the judges with the launcher (``PR_SET_PDEATHSIG``);
@@ -81,19 +83,6 @@ def _device_hint(device: str | None) -> str:
     return hint
 
 
-def deal(subs: list[Collected], n: int) -> list[list[Collected]]:
-    """Split the work into ``n`` shards of about equal cost (a stage with a source costs 1, a missing one
-    nothing): biggest first, each to the lightest shard. Each shard keeps the class order."""
-    shards: list[list[Collected]] = [[] for _ in range(n)]
-    load = [0] * n
-    order = {s.student: i for i, s in enumerate(subs)}
-    for sub in sorted(subs, key=lambda s: -len(s.sources)):
-        i = min(range(n), key=lambda j: (load[j], j))
-        shards[i].append(sub)
-        load[i] += max(1, len(sub.sources))
-    return [sorted(shard, key=lambda s: order[s.student]) for shard in shards if shard]
-
-
 class GradeRun:
     """One invocation of ``grade``: what is to do, the judges, the files at the end."""
 
@@ -138,31 +127,37 @@ class GradeRun:
 
     # -- running the judges -----------------------------------------------------------------------------
     def grade(self, todo: list[Collected], fps: dict[str, str], progress=None, task=None) -> None:
+        """Grade ``todo`` with ``--jobs`` judges. Every judge gets the whole list and a shared counter: each
+        claims the next submission when it is free (see :func:`claimer`), so the judges end together however
+        the submissions differ in cost (a hang takes its whole timeout)."""
         import multiprocessing as mp
 
         n_jobs = max(1, min(self.jobs or default_jobs(), len(todo)))
-        shards = deal(todo, n_jobs)
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
+        counter = ctx.Value("i", 0)
         base_slot = (os.getpid() * 7) % 3000
-        specs = [{"job": i, "slot": base_slot + i, "course": str(self.course.path), "out": str(self.out_dir),
-                  "subs": [s.to_json() for s in shard], "fingerprints": {s.student: fps[s.student] for s in shard},
-                  "seed": self.seed, "device": self.device, "timeout": self.timeout,
-                  "include_hidden": self.include_hidden, "stages": self.stages} for i, shard in enumerate(shards)]
+        shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
+                  "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
+                  "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
+                  "stages": self.stages}
+        specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
         if _can_share_start():
             # one process starts every sandbox, imports torch once and forks the judges (see launcher_main)
-            launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid()), name="autograder-judges")
+            launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid(), counter),
+                                   name="autograder-judges")
             launcher.start()
             procs = [launcher] * len(specs)
         else:
             procs = []
             for spec in specs:
-                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid()),
+                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
                                    name=f"autograder-judge-{spec['job']}", daemon=True)
                 proc.start()
                 procs.append(proc)
-        pending = {i: {s.student for s in shard} for i, shard in enumerate(shards)}
+        pending = {s.student for s in todo}
         finished: set[int] = set()
+        stopped: list[str] = []  # why judges ended early
         try:
             while len(finished) < len(procs):
                 try:
@@ -170,35 +165,35 @@ class GradeRun:
                 except queue_mod.Empty:
                     for i, proc in enumerate(procs):
                         if i not in finished and not proc.is_alive():
-                            self._drain(q, pending, finished, progress, task)
+                            self._drain(q, pending, finished, stopped, progress, task)
                             if i not in finished:
                                 finished.add(i)
-                                lost = sorted(pending[i])
-                                for student in lost:
-                                    self.failures[student] = (f"its judge process stopped (exit code "
-                                                              f"{proc.exitcode}) before it was graded")
+                                stopped.append(f"its judge process stopped (exit code {proc.exitcode}) before "
+                                               "it was graded")
                     continue
-                self._handle(msg, pending, finished, progress, task)
+                self._handle(msg, pending, finished, stopped, progress, task)
         finally:
             for proc in dict.fromkeys(procs):
                 proc.join(timeout=5)
                 if proc.is_alive():
                     proc.kill()
                     proc.join()
+        for student in pending:  # claimed by a judge that died, or left when every judge had stopped
+            self.failures.setdefault(student, stopped[-1] if stopped else "not graded: its judge ended first")
 
-    def _drain(self, q, pending, finished, progress, task) -> None:
+    def _drain(self, q, pending, finished, stopped, progress, task) -> None:
         while True:
             try:
                 msg = q.get_nowait()
             except queue_mod.Empty:
                 return
-            self._handle(msg, pending, finished, progress, task)
+            self._handle(msg, pending, finished, stopped, progress, task)
 
-    def _handle(self, msg, pending, finished, progress, task) -> None:
+    def _handle(self, msg, pending, finished, stopped, progress, task) -> None:
         kind, job = msg[0], msg[1]
         if kind == "done":
             student = msg[2]
-            pending[job].discard(student)
+            pending.discard(student)
             self.graded_now.append(student)
             self.failures.pop(student, None)
             if progress is not None:
@@ -214,13 +209,10 @@ class GradeRun:
             if student:
                 self.failures[student] = text
             else:
-                for s in pending[job]:
-                    self.failures[s] = text
+                stopped.append(text)
             self.err.print(f"[red]judge {job}: {_rich_escape(text.splitlines()[-1] if text else 'error')}[/red]")
         elif kind == "finished":
             finished.add(job)
-            for s in pending[job]:
-                self.failures.setdefault(s, "not graded: its judge ended before reaching it")
 
     # -- the files at the end ---------------------------------------------------------------------------
     def rebuild(self, subs: list[Collected], fps: dict[str, str]) -> list[Graded]:
@@ -370,7 +362,7 @@ def _limits(spec: dict):
     return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
 
 
-def launcher_main(specs: list[dict], q, parent_pid: int) -> None:
+def launcher_main(specs: list[dict], q, parent_pid: int, counter=None) -> None:
     """Start every judge's sandbox, import torch once, then fork the judges from this process.
 
     Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
@@ -395,7 +387,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int) -> None:
     ctx = mp.get_context("fork")
     judges = []
     for i, spec in enumerate(specs):
-        proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i),
+        proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),
                            name=f"autograder-judge-{spec['job']}", daemon=True)
         proc.start()
         judges.append(proc)
@@ -427,14 +419,29 @@ def _reap_children(patience: float = 5.0) -> None:
         time.sleep(0.02)
 
 
-def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int) -> None:
+def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int, counter=None) -> None:
     for i, sandbox in enumerate(sandboxes):
         sandbox.hand_over(keep=i == mine)
-    job_main(spec, q, parent_pid, sandbox=sandboxes[mine])
+    job_main(spec, q, parent_pid, counter, sandbox=sandboxes[mine])
 
 
-def job_main(spec: dict, q, parent_pid: int, sandbox=None) -> None:
-    """One judge: its own sandbox (``sandbox``: one already launched for it), one pytest session over its shard,
+def claimer(counter, n: int):
+    """The next index below ``n`` from a counter shared by the judges (a ``multiprocessing.Value``), or None
+    once every submission is taken."""
+    def claim() -> int | None:
+        with counter.get_lock():
+            i = counter.value
+            if i >= n:
+                return None
+            counter.value = i + 1
+            return i
+
+    return claim
+
+
+def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None:
+    """One judge: its own sandbox (``sandbox``: one already launched for it), one pytest session over the
+    submissions it claims (``counter``, shared with the other judges; without it, every one in ``spec``),
     results written as they finish."""
     _die_with_parent(parent_pid)
     job = spec["job"]
@@ -475,7 +482,7 @@ def job_main(spec: dict, q, parent_pid: int, sandbox=None) -> None:
     try:
         grade(course, [s.submission() for s in subs], devices=[spec["device"]] if spec.get("device") else None,
               seed=spec["seed"], include_hidden=spec["include_hidden"], stages=spec.get("stages"), sandbox=sandbox,
-              on_done=on_done)
+              on_done=on_done, claim=claimer(counter, len(subs)) if counter is not None else None)
     except BaseException:  # noqa: BLE001
         q.put(("error", job, None, traceback.format_exc()[-1500:]))
     finally:

@@ -124,10 +124,11 @@ class GraderPlugin:
 
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
-                 isolation: str = "", lean: bool = False):
+                 isolation: str = "", lean: bool = False, claim: Callable[[], int | None] | None = None):
         self.course = course
         self.lean = lean  # no capture or logging plugin to serve: run each check's phases directly
         self.submissions = submissions
+        self.claim = claim  # shared with other judges: the index of the next submission to grade, None at the end
         self.devices = devices
         self.base_seed = base_seed
         self.open_student = open_student
@@ -168,17 +169,34 @@ class GraderPlugin:
             self.item_info[item.nodeid] = (stage_key, name, info.weight / n_dev, hidden, device)
             stage_of.setdefault(stage_key, []).append(item.nodeid)
         self._checks = frozenset(self.item_info)
-        for sub in self.submissions:
-            self.results[sub.student] = SubmissionResult(
-                student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
-                stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
-                                    seed=stage_seed(self.base_seed, sub.student, s.key))
-                        for s in self.course.stages if s.key in stage_of])
-            self._pending[sub.student] = len(items)
-            for key, nodeids in stage_of.items():
-                self._remaining[(sub.student, key)] = len(nodeids)
-            if not items:
-                self._finish(sub.student)
+        self._per_stage = {key: len(nodeids) for key, nodeids in stage_of.items()}
+        self._n_items = len(items)
+
+    def _begin(self, sub: Submission) -> None:
+        """The empty result of a submission about to be graded (its checks fill it in)."""
+        self.results[sub.student] = SubmissionResult(
+            student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
+            stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
+                                seed=stage_seed(self.base_seed, sub.student, s.key))
+                    for s in self.course.stages if s.key in self._per_stage])
+        self._pending[sub.student] = self._n_items
+        for key, n in self._per_stage.items():
+            self._remaining[(sub.student, key)] = n
+        if not self._n_items:
+            self._finish(sub.student)
+
+    def _queue(self):
+        """The submissions this session grades, in order: all of them, or, with ``claim``, each one this judge
+        claims when it is ready for the next (judges that share a class take the next one as they get free,
+        so none idles while another still has a queue, whatever each submission costs)."""
+        if self.claim is None:
+            yield from self.submissions
+            return
+        while True:
+            i = self.claim()
+            if i is None:
+                return
+            yield self.submissions[i]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -188,9 +206,10 @@ class GraderPlugin:
         if session.testsfailed and not session.config.option.continue_on_collection_errors:
             raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
         items = session.items
-        if session.config.option.collectonly or not items:
+        if session.config.option.collectonly:
             return True
-        for sub in self.submissions:
+        for sub in self._queue():
+            self._begin(sub)
             self.current = sub
             for i, item in enumerate(items):
                 nextitem = items[i + 1] if i + 1 < len(items) else None
@@ -393,8 +412,11 @@ def _pytest_args(files: list[Path], capture: str = "sys") -> list[str]:
 def grade(course: Course, submissions: list[Submission], *, stages: list[str] | None = None,
           devices: list[str] | None = None, seed: int | None = None, include_hidden: bool = True,
           limits: Limits | None = None, on_done: Callable | None = None, sandbox: Sandbox | None = None,
-          open_student: Callable | None = None) -> list[SubmissionResult]:
-    """Grade ``submissions`` and return their results in the same order.
+          open_student: Callable | None = None, claim: Callable[[], int | None] | None = None,
+          ) -> list[SubmissionResult]:
+    """Grade ``submissions`` and return their results in the same order (with ``claim``, a function shared
+    with other judges that returns the index of the next submission to grade or None: only those this process
+    claimed).
 
     ``open_student(submission, stage)`` may be given to run learner code elsewhere (notebooks run it
     in-process); by default every stage gets a fresh child of a sandboxed worker."""
@@ -417,11 +439,12 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
 
     isolation = sandbox.isolation if sandbox is not None else "in-process (notebook)"
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
-                          on_done=on_done, isolation=isolation, lean=not in_process)
+                          on_done=on_done, isolation=isolation, lean=not in_process, claim=claim)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
+        mine = submissions if claim is None else [submissions[i] for i in iter(claim, None)]
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
-                   for s in submissions]
+                   for s in mine]
         for result in results:
             if on_done is not None:
                 on_done(result)
@@ -453,4 +476,4 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     if plugin.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise RuntimeError("the graders could not be collected (a bug in the course, not in your code):\n"
                            + "\n".join(plugin.collect_errors))
-    return [plugin.results[s.student] for s in submissions]
+    return [plugin.results[s.student] for s in submissions if s.student in plugin.results]

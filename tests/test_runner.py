@@ -67,3 +67,31 @@ def test_one_module_for_many_submissions_is_set_up_again_for_each(course, sandbo
         assert results["good"].stage("loop_average").full_marks
         assert results["stub"].stage("loop_average").status == "not implemented"
         assert results["stub"].score == 0
+
+
+def test_judges_sharing_a_counter_grade_each_submission_once(course, sandbox):
+    """``claim``: judges given the same list take turns from one counter (the class grader's shared
+    ``multiprocessing.Value``); each submission is graded by exactly one of them, with the result it would have
+    had alone."""
+    import multiprocessing
+
+    from autograder.grade import claimer
+
+    subs = [_submission(course, name, {}) for name in ("a", "b", "c")]
+    subs.append(_submission(course, "d", {"loop_average": None}))
+    claim = claimer(multiprocessing.get_context("spawn").Value("i", 0), len(subs))
+    taken = []
+
+    def first_judge_takes_two():  # a judge that claims two submissions, then is done
+        i = claim() if len(taken) < 2 else None
+        if i is not None:
+            taken.append(i)
+        return i
+
+    first = grade(course, subs, stages=STAGES, seed=5, sandbox=sandbox, claim=first_judge_takes_two)
+    second = grade(course, subs, stages=STAGES, seed=5, sandbox=sandbox, claim=claim)
+    assert [r.student for r in first] == ["a", "b"] and [r.student for r in second] == ["c", "d"]
+    assert claim() is None  # nothing left for a third
+    alone = grade(course, subs, stages=STAGES, seed=5, sandbox=sandbox)
+    as_json = lambda r: json.dumps(r.to_json(), sort_keys=True)  # noqa: E731
+    assert [as_json(r) for r in first + second] == [as_json(r) for r in alone]
