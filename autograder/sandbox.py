@@ -755,6 +755,7 @@ class StudentProxy:
     last_exit: dict | None = None
     tampered: list = field(default_factory=list)  # audit-hook flags raised while the learner's file was imported
     key: bytes | None = None
+    memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
 
     # -- connection ---------------------------------------------------------------------------------------
     def _ensure(self) -> None:
