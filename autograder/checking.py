@@ -144,10 +144,14 @@ def expect_meta(got, *, dtype=None, device=None, what: str) -> Out:
     return out
 
 
+def _f64(t: torch.Tensor) -> torch.Tensor:
+    """``t`` as float64 without autograd history (itself when it already is: no conversion to pay for)."""
+    return t if t.dtype is torch.float64 and not t.requires_grad else t.detach().to(torch.float64)
+
+
 def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> tuple[bool, str]:
     """(close?, a short description of where they differ)."""
-    g = got.detach().to(torch.float64)
-    e = expected.detach().to(torch.float64)
+    g, e = _f64(got), _f64(expected)
     if g.shape != e.shape:
         return False, f"shape {tuple(g.shape)} instead of {tuple(e.shape)}"
     if g.numel() == 0:

@@ -274,12 +274,17 @@ def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, 
     import torch
 
     if isinstance(value, torch.Tensor):
-        t = value.detach().cpu()
+        # the judge's own tensors are nearly always CPU, contiguous, without grad and of the dtype they travel
+        # as: each conversion below is then skipped, not called to return its input (a few µs per argument)
+        t = value if not value.requires_grad and value.device.type == "cpu" else value.detach().cpu()
         target = t.dtype
         if t.is_floating_point():
             target = dtype or t.dtype
-            t = t.float() if target == torch.float32 else t.double()
-        rec = wire.encode_array(t.contiguous().numpy(), str(target).replace("torch.", ""), device, blob)
+            wire_dtype = torch.float32 if target == torch.float32 else torch.float64
+            if t.dtype is not wire_dtype:
+                t = t.to(wire_dtype)
+        rec = wire.encode_array((t if t.is_contiguous() else t.contiguous()).numpy(),
+                                str(target).replace("torch.", ""), device, blob)
         if noncontig:
             rec["noncontig"] = True
         if requires_grad and t.is_floating_point():
