@@ -283,10 +283,12 @@ class GraderPlugin:
             item._initrequest()  # the same items run again for every submission
         try:
             self.pytest_runtest_setup(item)
-            call = pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=_RERAISE)
-            if call.excinfo is None:
+            setup = pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=_RERAISE)
+            if setup.excinfo is None:
                 call = pytest.CallInfo.from_call(item.runtest, when="call", reraise=_RERAISE)
-            self._record(item, call, self._outcome(call)[0])
+                self._record(item, call, self._outcome(call)[0])
+            elif self._outcome(setup)[0] == "failed":  # a skipped setup is not a verdict, as in the report hook
+                self._record(item, setup, "failed")
             if item.session.shouldfail or item.session.shouldstop:
                 nextitem = None
             pytest.CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown", reraise=_RERAISE)

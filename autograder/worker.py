@@ -322,11 +322,13 @@ def capture_torch() -> _Refs:
     # the legacy (thread-local) profiler: about 0.5 ms less per recorded call than a Kineto session, but it sees
     # only the calling thread, so it is used only where no other thread can exist (see Guard.tasks_started)
     event = getattr(A, "ProfilerEvent", None)
-    r.legacy = None
-    if (event is not None and hasattr(A, "_enable_profiler_legacy") and hasattr(A, "_disable_profiler_legacy")
-            and not accelerated):  # an accelerator's runtime starts threads of its own
-        r.legacy = (A._enable_profiler_legacy, A._disable_profiler_legacy, event.name, event.kind,
-                    P.ProfilerConfig(P.ProfilerState.CPU, False, False, False, False, False, P._ExperimentalConfig(), ""))
+    r.legacy = (event is not None and hasattr(A, "_enable_profiler_legacy") and hasattr(A, "_disable_profiler_legacy")
+                and not accelerated)  # an accelerator's runtime starts threads of its own
+    if r.legacy:
+        r.legacy_enable, r.legacy_disable = A._enable_profiler_legacy, A._disable_profiler_legacy
+        r.legacy_name, r.legacy_kind = event.name, event.kind
+        r.legacy_config = P.ProfilerConfig(P.ProfilerState.CPU, False, False, False, False, False,
+                                           P._ExperimentalConfig(), "")
     r.mark_enter, r.mark_exit = P._RecordFunctionFast.__enter__, P._RecordFunctionFast.__exit__
     # torch function modes, for Python-level forbidden entry points
     r.Mode = torch.overrides.TorchFunctionMode
@@ -353,6 +355,12 @@ def _seed_cpu_only(seed_default):
         return seed_default(int(seed))
 
     return manual_seed
+
+
+def _legacy_names(result) -> list[str]:
+    """The names of the operations a legacy profiler session recorded (its result: a list per thread)."""
+    t = _T
+    return [t.legacy_name(e) for thread in result for e in thread if t.legacy_kind(e) == "push"]
 
 
 def _marker(name: str) -> None:
@@ -602,11 +610,10 @@ class Executor:
         mode = _ForbiddenCalls(seen)
         broken: list[str] = []
         # deterministic: whether the child ever had a second thread, not whether one is still winding down
-        started = self.guard.tasks_started() if self.guard is not None and t.legacy is not None else None
-        legacy = t.legacy if started is False else None
+        legacy = t.legacy and self.guard is not None and self.guard.tasks_started() is False
         with _quiet_stderr():
-            if legacy is not None:
-                legacy[0](legacy[4])
+            if legacy:
+                t.legacy_enable(t.legacy_config)
             else:
                 config = t.Config(t.State.KINETO, False, False, False, False, False,
                                   t.Experimental(profile_all_threads=True), "")
@@ -627,13 +634,13 @@ class Executor:
                     t.pop_mode()
                 _marker(tag + ":end")
                 try:
-                    result = legacy[1]() if legacy is not None else t.disable()
+                    result = t.legacy_disable() if legacy else t.disable()
                 except BaseException:  # noqa: BLE001 - the learner's code stopped our session
                     result = None
         if result is None:
             names = []
-        elif legacy is not None:
-            names = [legacy[2](e) for thread in result for e in thread if legacy[3](e) == "push"]
+        elif legacy:
+            names = _legacy_names(result)
             if self.guard.tasks_started() is not False:
                 broken.append("threads")
         else:
@@ -1364,15 +1371,14 @@ def warm_up() -> None:
     torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
     torch.tril(torch.ones(4, 4)).cumsum(0)
     torch.nn.functional.dropout(x, 0.1)
-    capture_torch()
+    refs = capture_torch()
     executor = Executor()
     executor._record(lambda: torch.ones(2) + 1, True)  # the profiler's first session is slow
-    refs = capture_torch()
-    if refs.legacy is not None:  # and so is the legacy profiler's, which the sandbox's children use
-        refs.legacy[0](refs.legacy[4])
+    if refs.legacy:  # and so is the legacy profiler's, which the sandbox's children use
+        refs.legacy_enable(refs.legacy_config)
         _marker(MARK + "warm")
         torch.ones(2) + 1
-        [refs.legacy[2](e) for thread in refs.legacy[1]() for e in thread if refs.legacy[3](e) == "push"]
+        _legacy_names(refs.legacy_disable())
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
     _warm_requests()
 
