@@ -929,8 +929,8 @@ class Guard:
         be told (no PID namespace of our own, or unreadable).
 
         In the sandbox every new thread or process takes the namespace's next PID, and only this child and what
-        it starts can take one (the zygote forks nothing while a child lives, and learner code cannot write
-        ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
+        it starts can take one (the zygote forks nothing while a child lives, its only other thread, Kineto's from
+        the warm-up session, starts none, and learner code cannot write ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
         child has never had a second thread: the calling thread's profiler sees every operation."""
         if not self.own_pid_namespace:
             return None
