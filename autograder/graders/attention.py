@@ -229,7 +229,7 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None]:
     names = (reply.get("record") or {}).get("forbidden") or []
     apis, mistake = set(), None
     for n in names:
-        if n == "tampered:threads":  # see worker.Guard.tasks
+        if n == "tampered:threads":  # see worker.Guard.tasks_started
             apis.add("code that starts a thread or process while it runs (what another thread computes is not "
                      "seen by the autograder, and attention needs none)")
         elif n.startswith("tampered:"):  # the sandbox could not trust its own record (see sandbox.py)
