@@ -399,7 +399,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None) -> None:
         for sentinel in wait_any(list(running)):
             spec, proc, folder = running.pop(sentinel)
             proc.join()
-            if proc.exitcode != 0:  # reported at once: its students are graded again by a new run of judges
+            if proc.exitcode != 0:  # reported at once: the student it was grading is graded again by the retry round
                 q.put(("error", spec["job"], None, f"the judge process stopped (exit code {proc.exitcode})"))
                 q.put(("finished", spec["job"]))
                 if folder:

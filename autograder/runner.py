@@ -118,6 +118,15 @@ except ImportError:  # pragma: no cover - a pytest that moved it
 _RERAISE = (pytest.exit.Exception, KeyboardInterrupt)  # what pytest lets out of a phase (no --pdb here)
 
 
+def claimed(submissions: list[Submission], claim: Callable[[], int | None] | None):
+    """The submissions a session grades, in order: all of them, or, with ``claim`` (shared with other judges),
+    each one it claims when it is ready for the next, until ``claim`` returns None. Judges that share a class
+    take the next one as they get free, so none idles while another still has a queue, whatever each costs."""
+    if claim is None:
+        return iter(submissions)
+    return (submissions[i] for i in iter(claim, None))
+
+
 class GraderPlugin:
     """Parametrises the graders over devices, runs them for each submission in turn, and turns pytest reports
     into results."""
@@ -185,19 +194,6 @@ class GraderPlugin:
         if not self._n_items:
             self._finish(sub.student)
 
-    def _queue(self):
-        """The submissions this session grades, in order: all of them, or, with ``claim``, each one this judge
-        claims when it is ready for the next (judges that share a class take the next one as they get free,
-        so none idles while another still has a queue, whatever each submission costs)."""
-        if self.claim is None:
-            yield from self.submissions
-            return
-        while True:
-            i = self.claim()
-            if i is None:
-                return
-            yield self.submissions[i]
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
         """Every check, for one submission after the other: the items were collected once, for all of them.
@@ -208,7 +204,7 @@ class GraderPlugin:
         items = session.items
         if session.config.option.collectonly:
             return True
-        for sub in self._queue():
+        for sub in claimed(self.submissions, self.claim):
             self._begin(sub)
             self.current = sub
             for i, item in enumerate(items):
@@ -444,9 +440,8 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
                           on_done=on_done, isolation=isolation, lean=not in_process, claim=claim)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
-        mine = submissions if claim is None else [submissions[i] for i in iter(claim, None)]
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
-                   for s in mine]
+                   for s in claimed(submissions, claim)]
         for result in results:
             if on_done is not None:
                 on_done(result)
