@@ -5,10 +5,12 @@ How a run goes:
 1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
    stored result has the same run fingerprint (see :mod:`autograder.store`).
-2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one ``spawn``ed
-   launcher starts every judge's sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that
-   forks a fresh child per stage), imports torch while the sandboxes start, and forks the judges, which
-   inherit its imports (elsewhere each judge is ``spawn``ed, imports torch and starts its sandbox itself).
+2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
+   from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
+   sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that forks a fresh child per
+   stage), imports torch while the sandboxes start, and forks the judges, which inherit its imports and
+   collect the checks while their sandbox finishes starting (elsewhere each judge is ``spawn``ed, imports torch
+   and starts its sandbox itself).
    Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
    a time, from a counter the judges share: a judge that is free takes the next one. As each submission's last
    check ends, the judge writes that student's files atomically and tells the main process, which moves the
@@ -109,6 +111,7 @@ class GradeRun:
         self.failures: dict[str, str] = {}
         self.graded_now: list[str] = []
         self.isolation = ""
+        self._early: EarlyLauncher | None = None
 
     # -- planning ---------------------------------------------------------------------------------------
     def plan(self) -> tuple[list[Collected], list[Collected], dict[str, str]]:
@@ -132,17 +135,21 @@ class GradeRun:
         the submissions differ in cost (a hang takes its whole timeout)."""
         import multiprocessing as mp
 
+        early, self._early = self._early, None  # a launcher started before the class was read (first round only)
         n_jobs = max(1, min(self.jobs or default_jobs(), len(todo)))
         ctx = mp.get_context("spawn")
-        q = ctx.Queue()
-        counter = ctx.Value("i", 0)
-        base_slot = (os.getpid() * 7) % 3000
+        q = early.q if early is not None else ctx.Queue()
+        counter = early.counter if early is not None else ctx.Value("i", 0)
+        base_slot = early.base_slot if early is not None else _base_slot()
         shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
                   "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
                   "stages": self.stages}
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
-        if _can_share_start():
+        if early is not None:
+            early.hand(specs)
+            procs = [early.proc] * len(specs)
+        elif _can_share_start():
             # one process starts every sandbox, imports torch once and forks the judges (see launcher_main)
             launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid(), counter),
                                    name="autograder-judges")
@@ -239,10 +246,21 @@ class GradeRun:
         return graded
 
     def run(self) -> int:
+        started = time.monotonic()
+        if _can_share_start():
+            # the sandboxes and the judges' torch import start now, while this process reads the class
+            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout)
+        try:
+            return self._run(started)
+        finally:
+            if self._early is not None:  # never given work (nothing to grade, or reading the class failed)
+                self._early.cancel()
+                self._early = None
+
+    def _run(self, started: float) -> int:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
             TimeRemainingColumn
 
-        started = time.monotonic()
         subs, todo, fps = self.plan()
         for name, why in self.listing.skipped:
             self.err.print(f"[yellow]skipped[/yellow] {_rich_escape(repr(name) if not name.isprintable() else name)}"
@@ -362,14 +380,63 @@ def _limits(spec: dict):
     return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
 
 
-def launcher_main(specs: list[dict], q, parent_pid: int, counter=None) -> None:
+def _base_slot() -> int:
+    """The first sandbox slot of this run (its uid under bubblewrap as root): runs side by side differ."""
+    return (os.getpid() * 7) % 3000
+
+
+class EarlyLauncher:
+    """The Linux launcher (:func:`launcher_main`), forked from the main process before it reads the class: the
+    sandboxes start and torch is imported while the class is read and fingerprinted (about 0.2 s, on an
+    otherwise idle core). It gets the judges' specs with :meth:`hand`, or is stopped by :meth:`cancel` (its
+    sandboxes killed at once) when there is nothing to grade. Forked, not spawned: the main process has no
+    thread yet (the progress bar's starts later) and a spawned interpreter costs another 0.15 s of start-up."""
+
+    def __init__(self, n_jobs: int, timeout: float | None):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        self.q = ctx.Queue()
+        self.counter = ctx.Value("i", 0)
+        self.base_slot = _base_slot()
+        incoming, self._outgoing = ctx.Pipe(duplex=False)
+        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout} for i in range(n_jobs)]
+        self.proc = ctx.Process(target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming),
+                                name="autograder-judges")
+        self.proc.start()
+        incoming.close()
+
+    def hand(self, specs: list[dict]) -> None:
+        """The judges' specs (at most as many as sandboxes were launched): the launcher forks the judges."""
+        self._send(specs)
+
+    def cancel(self) -> None:
+        self._send(None)
+        self.proc.join(timeout=10)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
+    def _send(self, specs) -> None:
+        try:
+            self._outgoing.send(specs)
+            self._outgoing.close()
+        except OSError:  # the launcher is gone: its judges are reported missing by the main loop
+            pass
+
+
+def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=None) -> None:
     """Start every judge's sandbox, import torch once, then fork the judges from this process.
 
     Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
     worker imports torch again: the judges' imports and the workers' would follow one another. Here the
     workers start first and import torch while this process does, and the judges inherit this process's
     imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.Sandbox.hand_over`); this process
-    waits for the judges, reports any that ended without finishing, and collects the workers at the end."""
+    waits for the judges, reports any that ended without finishing, and collects the workers at the end.
+
+    With ``incoming`` (an :class:`EarlyLauncher`), ``specs`` gives only each sandbox's slot and time limit; the
+    judges' specs arrive there once the main process has read the class (fewer: the extra sandboxes are stopped;
+    None: nothing to grade, every sandbox is stopped)."""
     _die_with_parent(parent_pid)
     import multiprocessing as mp
     from multiprocessing.connection import wait as wait_any
@@ -384,6 +451,17 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None) -> None:
         from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
+    if incoming is not None:
+        try:
+            specs = incoming.recv() or []
+        except (EOFError, OSError):
+            specs = []
+        incoming.close()
+        for sandbox in sandboxes[len(specs):]:
+            sandbox.close(patience=0)
+        sandboxes = sandboxes[:len(specs)]
+        if not specs:
+            _exit_now(q)
     ctx = mp.get_context("fork")
     judges = []
     for i, spec in enumerate(specs):
@@ -458,14 +536,24 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         out_dir = Path(spec["out"])
         subs = [Collected.from_json(d) for d in spec["subs"]]
         by_student = {s.student: s for s in subs}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            sandbox = (sandbox or Sandbox(_limits(spec), slot=spec["slot"])).start()
-        q.put(("sandbox", job, _UID.sub("own uid", sandbox.isolation), [str(w.message) for w in caught]))
+        # started now, waited for once the checks are collected (see ready below): the two overlap
+        sandbox = sandbox or Sandbox(_limits(spec), slot=spec["slot"]).launch()
     except BaseException:  # noqa: BLE001 - report, then end this judge
         q.put(("error", job, None, "the judge could not start: " + traceback.format_exc()[-1500:]))
         q.put(("finished", job))
         return
+    start_error: list[str] = []
+
+    def ready() -> bool:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                sandbox.start()
+        except BaseException:  # noqa: BLE001 - reported below: this judge grades nothing
+            start_error.append("the judge could not start: " + traceback.format_exc()[-1500:])
+            return False
+        q.put(("sandbox", job, _UID.sub("own uid", sandbox.isolation), [str(w.message) for w in caught]))
+        return True
 
     def on_done(result) -> None:
         sub = by_student.get(result.student)
@@ -482,7 +570,9 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
     try:
         grade(course, [s.submission() for s in subs], devices=[spec["device"]] if spec.get("device") else None,
               seed=spec["seed"], include_hidden=spec["include_hidden"], stages=spec.get("stages"), sandbox=sandbox,
-              on_done=on_done, claim=claimer(counter, len(subs)) if counter is not None else None)
+              on_done=on_done, claim=claimer(counter, len(subs)) if counter is not None else None, ready=ready)
+        for text in start_error:
+            q.put(("error", job, None, text))
     except BaseException:  # noqa: BLE001
         q.put(("error", job, None, traceback.format_exc()[-1500:]))
     finally:

@@ -632,7 +632,9 @@ class Sandbox:
         if self.proc.stderr is not None:
             threading.Thread(target=_drain, args=(self.proc.stderr,), daemon=True).start()
 
-    def close(self) -> None:
+    def close(self, patience: float = 2.0) -> None:
+        """Stop the worker: asked to quit, killed after ``patience`` seconds (0: at once, for one that was
+        launched and is no longer wanted, still importing torch)."""
         with self._lock:
             if self.control is not None:
                 try:
@@ -645,7 +647,9 @@ class Sandbox:
                 if self.proc.stderr is not None and self.proc.poll() is not None:
                     self.proc.stderr.close()
                 try:
-                    self.proc.wait(timeout=2)
+                    if patience <= 0:
+                        raise subprocess.TimeoutExpired("worker", 0)
+                    self.proc.wait(timeout=patience)
                 except subprocess.TimeoutExpired:
                     try:
                         os.killpg(self.proc.pid, signal.SIGKILL)

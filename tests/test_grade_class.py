@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,11 +18,12 @@ SOL = ROOT / "solutions"
 STAGES = ["loop_average", "tril_average"]  # two stages keep this test quick; the graders are the real ones
 
 
-def grade(class_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+def grade(class_dir: Path, out: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "autograder", "grade", str(class_dir), "--out", str(out), "--jobs", "2"]
     for key in STAGES:
         cmd += ["--stage", key]
-    return subprocess.run(cmd + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def make_class(root: Path) -> Path:
@@ -102,8 +104,12 @@ def test_rerun_grades_only_what_changed(tmp_path):
     seed = json.loads((out / "run.json").read_text())["seed"]
     before = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")}
 
-    again = grade(cls, out)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    again = grade(cls, out, env={"TMPDIR": str(tmp)})
     assert again.returncode == 0 and "0 to grade" in again.stderr.replace("\n", " ")
+    # the sandboxes started (on Linux) before the class was read are stopped, their folders removed
+    assert list(tmp.iterdir()) == []
     assert json.loads((out / "run.json").read_text())["seed"] == seed  # the stored seed is reused
     (cls / "bug" / "02_tril_average.py").write_text((SOL / "02_tril_average.py").read_text())  # fixed
     third = grade(cls, out)

@@ -181,8 +181,9 @@ def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
     proc = subprocess.Popen(command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     wait_for_first_result(proc, out)
-    launchers = [p for p in _children(proc.pid) if b"spawn_main" in _cmdline(p)]
-    judges = [p for launcher in launchers for p in _children(launcher) if b"spawn_main" in _cmdline(p)]
+    # forked, launcher and judges alike: they run the main process's command line (the workers run bwrap's)
+    launchers = [p for p in _children(proc.pid) if _cmdline(p) == _cmdline(proc.pid)]
+    judges = [p for launcher in launchers for p in _children(launcher) if _cmdline(p) == _cmdline(proc.pid)]
     assert len(launchers) == 1 and len(judges) == 2, (launchers, judges)
     os.kill(judges[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=600)
