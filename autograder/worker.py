@@ -157,11 +157,13 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None) -> b
 _BIG_READ = 1 << 16
 
 
-def _recv_exact_into(sock: socket.socket, n: int, deadline: float | None) -> bytearray:
-    """A large read straight into one buffer (megabytes of inputs: no chunks to join, no second copy)."""
+def _recv_exact_into(sock: socket.socket, n: int, deadline: float | None, head: bytes = b"") -> bytearray:
+    """A large read straight into one buffer (megabytes of inputs: no chunks to join, no second copy), after
+    ``head``, the part already read."""
     buf = bytearray(n)
     view = memoryview(buf)
-    pos = 0
+    pos = len(head)
+    view[:pos] = head
     while pos < n:
         _arm(sock, deadline)
         got = _recv_into(sock, view[pos:], min(n - pos, 1 << 20))
@@ -184,20 +186,44 @@ class ForgedFrame(ValueError):
 
 
 def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit: int = MAGIC_LIMIT,
-               key: bytes | None = None) -> tuple[dict, bytes]:
+               key: bytes | None = None, reply: bool = False) -> tuple[dict, bytes]:
     """One frame. ``deadline`` (``time.monotonic()`` seconds) bounds the whole frame, not each read, so a
-    peer that trickles bytes cannot hold the reader; oversized frames are refused before being read; with
-    ``key``, the frame's MAC is checked before its JSON is parsed."""
-    n_json, n_blob = _unpack_header(_recv_exact(sock, _HEADER.size, deadline))
+    peer that trickles bytes cannot hold the reader; oversized frames are refused before the rest is read; with
+    ``key``, the frame's MAC is checked before its JSON is parsed.
+
+    ``reply``: the frame answers a request, and nothing may follow it (the peer speaks only when asked), so the
+    first read takes up to 64 KB at once: a small reply costs one read instead of two. Bytes after the frame
+    are an error (a frame nobody asked for)."""
+    head = b""
+    if reply:
+        _arm(sock, deadline)
+        head = _recv(sock, _BIG_READ)
+        if not head:
+            raise EOFError("connection closed")
+        if len(head) < _HEADER.size:
+            head += _recv_exact(sock, _HEADER.size - len(head), deadline)
+        n_json, n_blob = _unpack_header(head[:_HEADER.size])
+        head = head[_HEADER.size:]
+    else:
+        n_json, n_blob = _unpack_header(_recv_exact(sock, _HEADER.size, deadline))
     if n_json > json_limit or n_blob > MAGIC_LIMIT:
         raise ValueError(f"frame too large ({n_json} + {n_blob} bytes)")
     n_mac = MAC_SIZE if key else 0
-    body = _recv_exact(sock, n_json + n_blob + n_mac, deadline)  # the rest of the frame in as few reads as it takes
+    size = n_json + n_blob + n_mac
+    extra = len(head) > size  # refused below, after the frame's own signature (the more telling error)
+    if len(head) >= size:
+        body = head[:size] if extra else head
+    elif size > _BIG_READ:
+        body = _recv_exact_into(sock, size, deadline, head)
+    else:  # the rest of the frame in as few reads as it takes
+        body = head + _recv_exact(sock, size - len(head), deadline)
     view = memoryview(body)  # the arrays are read in place: a copy of megabytes of inputs costs page faults too
     data, blob = body[:n_json], view[n_json:n_json + n_blob]
     if key:
         if not _same_digest(body[n_json + n_blob:], _hmac_digest(key, view[:n_json + n_blob], "sha256")):
             raise ForgedFrame("the reply is not signed by the worker")
+    if extra:
+        raise ForgedFrame("data after the reply, which the worker's own reply path never sends")
     header = loads(data)
     if not isinstance(header, dict):
         raise ValueError("frame header is not an object")

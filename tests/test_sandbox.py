@@ -8,6 +8,7 @@ import os
 import socket
 import sys
 import textwrap
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -97,6 +98,27 @@ def test_frames_are_signed_bounded_and_time_limited():
     assert time.monotonic() - started < 5
     for s in (a, b, a2, b2, a3, b3):
         s.close()
+
+
+def test_a_reply_is_read_whole_and_nothing_may_follow_it():
+    """The judge reads a reply in one go (up to 64 KB at once): a reply split over several writes, or larger
+    than the first read, arrives intact; bytes after it (a frame nobody asked for) are refused as forged."""
+    key = os.urandom(32)
+    a, b = socket.socketpair()
+    big = os.urandom(200_000)
+    wire.send_frame(a, {"ok": True, "id": 1}, big, key=key)
+    assert wire.recv_frame(b, key=key, reply=True) == ({"ok": True, "id": 1}, big)
+    frame = wire._HEADER.pack(9, 2) + b'{"id": 2}' + b"\x05\x06"
+    frame += wire._hmac_digest(key, b'{"id": 2}\x05\x06', "sha256")
+    for cut in (3, 8, 12, len(frame) - 1):  # the header itself split, the body split, the MAC split
+        a.sendall(frame[:cut])
+        threading.Timer(0.05, a.sendall, args=(frame[cut:],)).start()
+        assert wire.recv_frame(b, key=key, reply=True, deadline=time.monotonic() + 5) == ({"id": 2}, b"\x05\x06")
+    a.sendall(frame + b"\x00")
+    with pytest.raises(wire.ForgedFrame):
+        wire.recv_frame(b, key=key, reply=True)
+    a.close()
+    b.close()
 
 
 def test_local_student_uses_the_same_executor_in_process():
