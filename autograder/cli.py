@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     # A judge's arrays are tiny: numpy's OpenBLAS thread pool (a thread per core, spinning after each call) only
-    # takes CPU from the sandboxed children. Set before numpy is first imported; spawned judges inherit it.
+    # takes CPU from the sandboxed children. Set before numpy is first imported; the judges inherit it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser().parse_args(argv)
     try:

@@ -59,6 +59,10 @@ def add_parser(subparsers) -> None:
                    help="grade only this stage (repeat for several; default: every stage)")
     p.add_argument("--assignment", default=None, help="nbgrader layout: the assignment folder to grade")
     p.add_argument("--force", action="store_true", help="grade every student again, even if unchanged")
+    p.add_argument("--isolate-stages", action="store_true",
+                   help="a fresh sandboxed process for every stage of every submission (default: a submission's "
+                        "process serves its next stage while it shows no trace of the last one; about a quarter "
+                        "faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     p.set_defaults(func=cmd_grade)
 
@@ -91,7 +95,7 @@ class GradeRun:
     def __init__(self, course: Course, class_dir: Path, out_dir: Path, *, jobs: int | None = None,
                  timeout: float | None = None, seed: int | None = None, device: str | None = None,
                  public_only: bool = False, assignment: str | None = None, force: bool = False,
-                 quiet: bool = False, stages: list[str] | None = None, console=None):
+                 quiet: bool = False, stages: list[str] | None = None, console=None, isolate_stages: bool = False):
         from rich.console import Console
 
         self.course = course
@@ -107,6 +111,7 @@ class GradeRun:
         self.quiet = quiet
         self.err = console or Console(stderr=True)
         self.seed_arg = seed
+        self.isolate_stages = isolate_stages
         self.warnings: list[str] = []
         self.failures: dict[str, str] = {}
         self.graded_now: list[str] = []
@@ -121,6 +126,8 @@ class GradeRun:
         graders = store.graders_hash(self.course.path)
         options = {"devices": _device_hint(self.device), "timeout": self.timeout,
                    "include_hidden": self.include_hidden, "stages": self.stages}
+        if self.isolate_stages:  # (absent otherwise: results stored before the option existed stay current)
+            options["isolate_stages"] = True
         fps, todo = {}, []
         for sub in listing.submissions:
             fps[sub.student] = store.run_fingerprint(sub.content_hash(), graders, self.seed, options)
@@ -144,7 +151,7 @@ class GradeRun:
         shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
                   "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
-                  "stages": self.stages}
+                  "stages": self.stages, "isolate_stages": self.isolate_stages}
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
         if early is not None:
             early.hand(specs)
@@ -249,7 +256,7 @@ class GradeRun:
         started = time.monotonic()
         if _can_share_start():
             # the sandboxes and the judges' torch import start now, while this process reads the class
-            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout)
+            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout, self.isolate_stages)
         try:
             return self._run(started)
         finally:
@@ -328,7 +335,7 @@ def cmd_grade(args) -> int:
         return 2
     run = GradeRun(course, class_dir, Path(args.out), jobs=args.jobs, timeout=args.timeout, seed=args.seed,
                    device=args.device, public_only=args.public_only, assignment=args.assignment, force=args.force,
-                   quiet=args.quiet, stages=args.stage)
+                   quiet=args.quiet, stages=args.stage, isolate_stages=args.isolate_stages)
     try:
         return run.run()
     except KeyboardInterrupt:
@@ -377,7 +384,9 @@ def _can_share_start() -> bool:
 def _limits(spec: dict):
     from .sandbox import Limits
 
-    return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
+    limits = Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
+    limits.fresh_stages = bool(spec.get("isolate_stages"))
+    return limits
 
 
 def _base_slot() -> int:
@@ -392,7 +401,7 @@ class EarlyLauncher:
     sandboxes killed at once) when there is nothing to grade. Forked, not spawned: the main process has no
     thread yet (the progress bar's starts later) and a spawned interpreter costs another 0.15 s of start-up."""
 
-    def __init__(self, n_jobs: int, timeout: float | None):
+    def __init__(self, n_jobs: int, timeout: float | None, isolate_stages: bool = False):
         import multiprocessing as mp
 
         ctx = mp.get_context("fork")
@@ -400,7 +409,8 @@ class EarlyLauncher:
         self.counter = ctx.Value("i", 0)
         self.base_slot = _base_slot()
         incoming, self._outgoing = ctx.Pipe(duplex=False)
-        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout} for i in range(n_jobs)]
+        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout, "isolate_stages": isolate_stages}
+                for i in range(n_jobs)]
         self.proc = ctx.Process(target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming),
                                 name="autograder-judges")
         self.proc.start()

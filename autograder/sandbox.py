@@ -3,10 +3,17 @@
 What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Each point is exercised by a case in
 ``tests/test_hostile.py`` (attackers graded by the real runner next to honest students) or ``tests/test_sandbox.py``.
 
-- **A fresh process per (submission, stage)**, forked from a warm zygote that imported torch once. A crash, an
-  exit (``sys.exit``, ``os._exit``), a signal (segfault), a hang, an exhausted limit or a flood of output ends
-  that child only: the stage's remaining checks get a new child (up to ``Limits.max_restarts``, then they are
-  skipped), while other stages and other students get their own children and are graded as if nothing happened.
+- **A fresh process per submission, and per stage whenever the last one left a trace**, forked from a warm
+  zygote that imported torch once. A crash, an exit (``sys.exit``, ``os._exit``), a signal (segfault), a hang,
+  an exhausted limit or a flood of output ends that child only: the stage's remaining checks get a new child (up
+  to ``Limits.max_restarts``, then they are skipped), while other stages and other students get their own
+  children and are graded as if nothing happened. A child that served a stage without any of these serves the
+  next stage of the same submission only after it has shown that the stage changed nothing a later one could
+  notice (:class:`autograder.worker.Reuse` lists what is compared: the guard's flags, patched attributes, loaded
+  modules, torch's settings, hooks and kernels, signals, limits, descriptors, files, memory...); otherwise, and
+  always with ``Limits.fresh_stages`` (``grade --isolate-stages``), the next stage gets a fresh child. Keeping
+  the child saves about a quarter of a class's grading time (a fork, copy-on-write faults, a cold start and an
+  exit per stage); a child is never kept from one submission to the next.
 - **Nothing of the judge's is visible.** The sandbox's filesystem holds the Python runtime, its packages and a
   copy of ``worker.py``, all read-only: no repository, graders, oracles, solutions, results folder or other
   students' files (if the autograder package itself lies inside a mounted runtime folder, an empty tmpfs covers
@@ -112,15 +119,16 @@ class SandboxWarning(UserWarning):
 class Limits:
     call_timeout: float = 10.0  # wall-clock seconds for one call into learner code (the import included)
     memory_mb: int = 2048  # address space on top of what the warm worker maps; ~1.25x for the whole sandbox
-    cpu_s: int = 60  # CPU seconds for one (submission, stage) child
+    cpu_s: int = 60  # CPU seconds for one child (a kept child must have used less than a tenth of it)
     file_mb: int = 8  # largest file the learner may write (prints included)
     nproc: int = 64  # processes and threads of the sandbox's uid
     max_restarts: int = 2  # fresh children after a crash or hang, within one stage
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
+    fresh_stages: bool = False  # a fresh child for every stage, never one kept from the submission's last stage
 
     def for_child(self) -> dict:
         return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
-                "cuda": bool(_nvidia_devices())}
+                "cuda": bool(_nvidia_devices()), "reuse": not self.fresh_stages}
 
 
 def _count_uid_processes(uid: int) -> int:
@@ -483,6 +491,8 @@ class Sandbox:
         self.uid: int | None = None
         self.tmp: str | None = None
         self.active = False  # a child is running (forked, its end not yet reported)
+        self.kept: tuple[socket.socket, str] | None = None  # a clean child and the submission it may serve next
+        self.forks = 0  # children forked (fewer than the stages opened when children are kept)
         self.starts = 0
         self._launched = False  # started by launch(), not yet known to be ready
         self._lock = threading.RLock()
@@ -588,7 +598,9 @@ class Sandbox:
         if kind == "bwrap":
             cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker)
             self.isolation = (f"bubblewrap ({'uid ' + str(uid) if uid else 'same uid'}, no network, "
-                              "own PID namespace)")
+                              "own PID namespace" + (", a fresh process per stage)" if self.limits.fresh_stages
+                                                     else ", a fresh process per submission and per stage after "
+                                                          "any trace)"))
         else:
             work = os.path.join(self.tmp, "tmp")
             os.mkdir(work, 0o700)
@@ -637,6 +649,7 @@ class Sandbox:
         """Stop the worker: asked to quit, killed after ``patience`` seconds (0: at once, for one that was
         launched and is no longer wanted, still importing torch)."""
         with self._lock:
+            self.release()
             if self.control is not None:
                 try:
                     self.control.send(wire.dumps({"op": "quit"}).encode())
@@ -674,9 +687,42 @@ class Sandbox:
         self.close()
 
     # -- children -----------------------------------------------------------------------------------------
-    def fork_child(self) -> socket.socket:
-        """A fresh child process; returns the judge's end of its RPC socket."""
+    @property
+    def reuse(self) -> bool:
+        """Whether a clean child may serve the next stage (bubblewrap only: the child's PID namespace is what
+        proves it never started a thread or process)."""
+        return not self.limits.fresh_stages and self.kind == "bwrap"
+
+    def keep(self, sock: socket.socket, owner: str) -> None:
+        """Hold a child that has just shown it is clean, for the next stage of ``owner``'s submission."""
         with self._lock:
+            self.release()
+            self.kept = (sock, owner)
+
+    def release(self) -> None:
+        """End the kept child, if any (the submission it served is done, or the next stage is someone else's)."""
+        with self._lock:
+            if self.kept is None:
+                return
+            sock, _ = self.kept
+            self.kept = None
+            try:
+                sock.settimeout(1.0)
+                wire.send_frame(sock, {"op": "bye"})
+            except OSError:
+                pass
+            sock.close()
+            self.end_child(kill=False)
+
+    def fork_child(self, owner: str | None = None) -> socket.socket:
+        """A child process for a stage of ``owner``'s submission: the kept one when it was kept for the same
+        submission, else a fresh one; returns the judge's end of its RPC socket."""
+        with self._lock:
+            if self.kept is not None:
+                if owner is not None and self.kept[1] == owner:
+                    sock, self.kept = self.kept[0], None
+                    return sock
+                self.release()
             if self.active:
                 raise RuntimeError("the sandbox runs one child at a time: close the previous StudentProxy first")
             if self.proc is None or self.proc.poll() is not None:
@@ -696,6 +742,7 @@ class Sandbox:
                 socket.send_fds(self.control, [msg], [theirs.fileno()])
             theirs.close()
             self.active = True
+            self.forks += 1
             return ours
 
     def end_child(self, kill: bool, grace: float = 2.0) -> dict:
@@ -731,8 +778,10 @@ class Sandbox:
                 return {"op": "exited", "lost": True}
             return info
 
-    def open(self, source: str, filename: str) -> "StudentProxy":
-        return StudentProxy(self, source, filename)
+    def open(self, source: str, filename: str, owner: str | None = None) -> "StudentProxy":
+        """A proxy for one learner file; ``owner`` (the submission) lets it use a child kept from the same
+        submission's previous stage and keep its own for the next (None: a fresh child, never kept)."""
+        return StudentProxy(self, source, filename, owner=owner)
 
 
 def _drain(stream) -> None:
@@ -776,6 +825,7 @@ class StudentProxy:
     tampered: list = field(default_factory=list)  # audit-hook flags raised while the learner's file was imported
     key: bytes | None = None
     memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
+    owner: str | None = None  # the submission: a clean child may be kept for its next stage
 
     # -- connection ---------------------------------------------------------------------------------------
     def _ensure(self) -> None:
@@ -784,7 +834,7 @@ class StudentProxy:
         if self.restarts > self.sandbox.limits.max_restarts:
             raise StudentCrashed("skipped: this stage's code already crashed or hung "
                                  f"{self.restarts} times; the remaining checks were not run")
-        self.sock = self.sandbox.fork_child()
+        self.sock = self.sandbox.fork_child(self.owner)
         self.key = secrets.token_bytes(32)
         # the key travels in the load request, read by the worker before the learner's module exists
         reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename,
@@ -831,7 +881,24 @@ class StudentProxy:
         self.last_exit = info
         return info
 
-    def close(self) -> None:
+    def close(self, keep: bool = True) -> None:
+        """End this stage's use of the child: kept for the submission's next stage when ``keep``, allowed and
+        clean, else ended."""
+        if (keep and self.sock is not None and self.owner is not None and self.restarts == 0
+                and self.load_error is None and self.sandbox.reuse):
+            # the child checks itself (see worker.Reuse): kept when clean, else it ends by itself
+            try:
+                reply, _ = self._roundtrip({"op": "reset"}, b"")
+            except StudentFailure:  # the child is gone already (_roundtrip ended it)
+                return
+            sock, self.sock = self.sock, None
+            if reply.get("clean") is True:
+                self.sandbox.keep(sock, self.owner)
+                self.last_exit = None
+                return
+            sock.close()
+            self.last_exit = self.sandbox.end_child(kill=False)
+            return
         if self.sock is not None:
             try:
                 self.sock.settimeout(1.0)
@@ -939,7 +1006,7 @@ class LocalStudent(StudentProxy):
     def _drop(self, kill: bool) -> dict:
         return {}
 
-    def close(self) -> None:
+    def close(self, keep: bool = True) -> None:
         return None
 
 

@@ -45,7 +45,9 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 import _hashlib
 import _json
 from operator import is_not as _is_not
+from itertools import islice
 from operator import itemgetter as _itemgetter
+import _signal
 import _socket
 import json
 import os
@@ -407,19 +409,19 @@ WATCHED_CLASSES = (("torch", "Tensor"), ("torch.nn", "Module"), ("torch.nn", "Mu
                    ("json", "JSONEncoder"), ("json", "JSONDecoder"), ("socket", "socket"))
 
 
-def snapshot() -> list:
+def snapshot(modules: tuple = WATCHED_MODULES, classes: tuple = WATCHED_CLASSES) -> list:
     """The watched modules' and classes' attributes, as they are now: a list of ``(label, object, {attribute:
     value}, getter, values)``, where ``getter(namespace)`` returns the current values of the same attributes as a
     tuple, to compare with ``values`` in one pass. The objects are kept so that later patches are seen even when
     the name that led to them has been rebound; values are compared by identity (``is``, not ``==``, which a
     replacement could answer, nor ``id()``, which raises an audit event each time)."""
     snap = []
-    for name in WATCHED_MODULES:
+    for name in modules:
         module = sys.modules.get(name)
         if module is not None:
             attrs = dict(vars(module))
             snap.append((name, module, attrs, _values_getter(tuple(attrs)), tuple(attrs.values())))
-    for mod_name, cls_name in WATCHED_CLASSES:
+    for mod_name, cls_name in classes:
         cls = getattr(sys.modules.get(mod_name), cls_name, None)
         if isinstance(cls, type):
             attrs = dict(vars(cls))
@@ -936,14 +938,18 @@ class Guard:
     native code from a writable place."""
 
     def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset(),
-                 clean_exec_kb: int | None = None, own_pid_namespace: bool = False):
+                 clean_exec_kb: int | None = None, own_pid_namespace: bool = False, reset_baseline: list | None = None,
+                 canary: bytes | None = None):
         self.baseline = baseline
+        self.reset_baseline = reset_baseline or []  # more attributes, compared before a child is kept (Reuse)
+        self.canary = canary  # _canary() in the zygote
         self.runtime_dirs = runtime_dirs
         self.clean_maps = clean_maps
         self.clean_exec_kb = clean_exec_kb  # executable memory when every executable mapping was clean (zygote)
         self.own_pid_namespace = own_pid_namespace  # the zygote is PID 1 of a namespace only its children use
         self.filename = "<student>"
         self.events: set[str] = set()
+        self.added_hooks = False
         self._busy = False
         self._getframe = sys._getframe
 
@@ -990,6 +996,9 @@ class Guard:
             return
         if event in _PROCESS_EVENTS:
             self.events.add("process:" + event)
+            return
+        if event == "sys.addaudithook":  # not a reason to doubt the record, but a hook no later stage may inherit
+            self.added_hooks = True
             return
         if event == "import" and args and isinstance(args[0], str):
             name = args[0]
@@ -1157,8 +1166,249 @@ def _guard_python_entry_points() -> None:
 # ───────────────────────────── child process ─────────────────────────────
 
 
-def serve(sock: socket.socket, guard: Guard | None = None) -> None:
-    """Answer requests on ``sock`` until the judge says goodbye or hangs up."""
+# ───────────────────────────── one child for a submission's stages, while it stays clean ─────────────────────────────
+
+# Checked, on top of the guard's own list, before a child that served one stage may serve the next one: the
+# modules and classes honest or careless code is most likely to patch (a patch of one of these, unlike one of the
+# guard's, says nothing about the operation record, so it only decides whether the child may be kept).
+RESET_MODULES = ("math", "operator", "functools", "itertools", "random", "copy", "torch.nn.init",
+                 "torch.nn.parameter", "torch.nn.modules.module", "torch.nn.modules.linear",
+                 "torch.nn.modules.dropout", "torch.nn.modules.container", "torch.nn.modules.sparse",
+                 "torch.nn.modules.normalization", "torch.functional", "torch.autograd.grad_mode",
+                 "torch.autograd.function", "torch._tensor", "torch.library", "torch.random", "torch.linalg",
+                 "torch.special", "numpy.random", "numpy.linalg")
+RESET_CLASSES = (("torch.nn", "Linear"), ("torch.nn", "Dropout"), ("torch.nn", "Parameter"), ("torch.nn", "ModuleList"),
+                 ("torch.nn", "ModuleDict"), ("torch.nn", "Sequential"), ("torch.nn", "Embedding"),
+                 ("torch.nn", "LayerNorm"), ("torch.autograd", "Function"), ("torch", "Generator"))
+_RLIMITS = ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NOFILE", "RLIMIT_NPROC",
+            "RLIMIT_STACK", "RLIMIT_MEMLOCK")
+_KEY_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd", "torch.linalg",
+                "numpy", "math", "random", "builtins", "os", "sys", "time", "typing", "functools", "itertools",
+                "collections", "operator", "warnings", "dataclasses", "copy")
+_SIGNALS = tuple(n for n in sorted(_signal.valid_signals()) if n not in (signal.SIGKILL, signal.SIGSTOP))
+_GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+                 "_global_backward_pre_hooks", "_global_forward_hooks_always_called",
+                 "_global_forward_hooks_with_kwargs", "_global_module_registration_hooks",
+                 "_global_parameter_registration_hooks", "_global_buffer_registration_hooks")
+
+
+def _canary() -> bytes:
+    """The bytes of a few operations grading relies on (linear maps, scores, a causal mask, softmax, dropout with
+    a seed, a module's forward and backward, float32 denormals), on fixed inputs, with the CPU generator's state
+    put back afterwards. Computed in the zygote and again before a child is kept: a kernel replaced through the
+    dispatcher, a global hook or mode, a changed default or flag shows as different bytes."""
+    import torch
+
+    state = torch.random.get_rng_state()
+    try:
+        g = torch.Generator().manual_seed(11)
+        x = torch.rand(2, 4, 3, generator=g, dtype=torch.float64).requires_grad_(True)
+        w, b = torch.rand(3, 3, generator=g, dtype=torch.float64), torch.rand(3, generator=g, dtype=torch.float64)
+        scores = (torch.nn.functional.linear(x, w, b) @ x.transpose(-2, -1)) / 3 ** 0.5
+        scores = scores.masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))
+        torch.default_generator.manual_seed(5)  # not torch.manual_seed: it also queues accelerator seeding
+        y = torch.nn.functional.dropout(torch.softmax(scores, dim=-1), 0.5, training=True) @ x
+        y.sum().backward()
+        small = torch.tensor([1e-40, 3.0], dtype=torch.float32) * torch.rand(2, generator=g)
+        parts = [t.detach().contiguous().numpy().tobytes() for t in (y, x.grad, small, x.float() @ w.float())]
+        return b"".join(parts)
+    finally:
+        torch.random.set_rng_state(state)
+
+
+class Reuse:
+    """What a child must be able to show before it serves the next stage of the same submission instead of a
+    fresh child: taken in the child before any learner code runs, compared after a stage (:meth:`changes`, an
+    empty list meaning the child may be kept), and the random generators put back as they were (:meth:`restore`).
+
+    The comparison covers the guard's flags (audit events, patched watched attributes, native code, any thread
+    or process ever started), more patchable attributes (:data:`RESET_MODULES`), the modules loaded (the ones
+    learner code imports not replaced, none removed, new ones only from the runtime), torch's global settings, modes and module hooks, the canary's
+    bytes (:func:`_canary`), signal handlers, timers and the blocked set, the interpreter's hooks and streams,
+    warning filters, the collector's settings, rlimits, open descriptors, working directory, umask, environment,
+    priority, files left in the private directories, memory grown by more than 64 MB and CPU time used beyond a
+    tenth of the limit. Anything else a stage could leave behind is not seen: the judge asks for a fresh child
+    per stage with ``--isolate-stages``."""
+
+    def __init__(self, workdir: str, tmp: str, cpu_s: float | None):
+        import numpy
+        import torch
+
+        self.workdir, self.tmp = workdir, tmp
+        self.cpu_limit = 0.1 * float(cpu_s) if cpu_s else 6.0
+        self.torch, self.numpy = torch, numpy
+        # generators of modules already loaded only: loading numpy.random here (a dozen shared libraries) would
+        # cost every child its start and make each later native-code check read the maps
+        self.rng = [(torch.random.get_rng_state, torch.random.set_rng_state, torch.random.get_rng_state())]
+        for name, get, put in (("numpy.random", "get_state", "set_state"), ("random", "getstate", "setstate")):
+            module = sys.modules.get(name)
+            if module is not None:
+                self.rng.append((getattr(module, get), getattr(module, put), getattr(module, get)()))
+        # not a copy of sys.modules: touching every module object (its reference count) in a forked child copies
+        # the memory page each one lives on (about 1 500 pages); the ones learner code imports are kept, and the
+        # others are looked at only when the number of modules changed
+        self.modules = {name: sys.modules.get(name) for name in _KEY_MODULES}
+        self.n_modules = len(sys.modules)
+        self.memory = self._memory()
+        self.state = self._state()
+
+    @staticmethod
+    def _memory() -> tuple[int, int]:
+        return _status_kb("VmSize"), _status_kb("RssAnon")
+
+    def _state(self) -> dict:
+        import faulthandler
+        import gc
+        import resource
+        import warnings
+
+        t = self.torch
+        probes = {
+            "default dtype": lambda: t.get_default_dtype(),
+            "default device": lambda: str(t.get_default_device()) if hasattr(t, "get_default_device") else None,
+            "grad mode": t.is_grad_enabled,
+            "inference mode": t.is_inference_mode_enabled,
+            "deterministic algorithms": lambda: (t.are_deterministic_algorithms_enabled(),
+                                                 t.is_deterministic_algorithms_warn_only_enabled()),
+            "threads": lambda: (t.get_num_threads(), t.get_num_interop_threads()),
+            "anomaly mode": lambda: (t.is_anomaly_enabled(), t.is_anomaly_check_nan_enabled()),
+            "autocast": lambda: _autocast_cpu(t),
+            "torch function modes": t._C._len_torch_function_stack,
+            "torch dispatch modes": lambda: t._C._len_torch_dispatch_stack(),
+            "matmul precision": t.get_float32_matmul_precision,
+            "mkldnn": lambda: t.backends.mkldnn.enabled,
+            "module hooks": lambda: tuple(len(getattr(sys.modules["torch.nn.modules.module"], n, ()))
+                                          for n in _GLOBAL_HOOKS),
+            "numpy errors": lambda: tuple(sorted(self.numpy.geterr().items())),
+            "recursion limit": sys.getrecursionlimit,
+            "switch interval": sys.getswitchinterval,
+            "trace or profile function": lambda: (sys.gettrace(), sys.getprofile()),
+            "standard streams": lambda: (sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__),
+            "interpreter hooks": lambda: (sys.displayhook, sys.excepthook, sys.unraisablehook, sys.breakpointhook,
+                                          sys.get_asyncgen_hooks()),
+            "import system": lambda: (tuple(sys.path), tuple(sys.meta_path), tuple(sys.path_hooks)),
+            "warning filters": lambda: (tuple(warnings.filters), warnings.showwarning),
+            "garbage collector": lambda: (gc.isenabled(), gc.get_threshold()),
+            "faulthandler": faulthandler.is_enabled,
+            "signal handlers": lambda: tuple(map(_signal.getsignal, _SIGNALS)),
+            "timers": lambda: tuple(signal.getitimer(w) for w in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
+                                                                  signal.ITIMER_PROF)),
+            "blocked signals": lambda: tuple(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, []))),
+            "rlimits": lambda: tuple(resource.getrlimit(getattr(resource, n)) for n in _RLIMITS
+                                     if hasattr(resource, n)),
+            "open files": lambda: tuple(sorted(_os_listdir("/proc/self/fd"))),
+            "working directory": os.getcwd,
+            "umask": _umask,
+            "environment": lambda: dict(getattr(os.environ, "_data", os.environ)),
+            "priority": lambda: os.getpriority(os.PRIO_PROCESS, 0),
+            "files": lambda: (tuple(sorted(_os_listdir(self.workdir))), tuple(sorted(_os_listdir(self.tmp)))),
+        }
+        out = {}
+        for name, probe in probes.items():
+            try:
+                out[name] = probe()
+            except Exception as exc:  # noqa: BLE001 - an unreadable setting is compared as that
+                out[name] = ("unreadable", type(exc).__name__)
+        return out
+
+    def changes(self, guard: Guard) -> list[str]:
+        """Why this child may not serve another stage (empty: it may)."""
+        why = sorted(guard.events)
+        if guard.added_hooks:
+            why.append("an audit hook was added")
+        why += changed_since(guard.baseline) + changed_since(guard.reset_baseline)
+        why += sorted(guard._foreign_code())
+        if guard.tasks_started() is not False:
+            why.append("a thread or process was started (or that cannot be told)")
+        modules = sys.modules
+        if any(modules.get(name) is not module for name, module in self.modules.items()):
+            why.append("a module learner code imports was replaced or removed")
+        if len(modules) < self.n_modules:
+            why.append("modules were removed")
+        elif len(modules) > self.n_modules:
+            # the new ones are the last keys (dicts keep insertion order): only those are looked at
+            for name in list(islice(reversed(modules), len(modules) - self.n_modules)):
+                if not _runtime_module(modules.get(name), guard.runtime_dirs):
+                    why.append(f"module {str(name)[:60]} is not one of the runtime's")
+        now = self._state()
+        why += [f"changed: {name}" for name, value in self.state.items() if now.get(name) != value]
+        size, anon = self._memory()
+        if size - self.memory[0] > 64 * 1024 or anon - self.memory[1] > 64 * 1024:
+            why.append("memory grew by more than 64 MB")
+        import resource
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        if usage.ru_utime + usage.ru_stime > self.cpu_limit:
+            why.append("CPU time used")
+        try:
+            same = guard.canary is not None and _canary() == guard.canary
+        except BaseException:  # noqa: BLE001 - whatever broke the canary broke the child
+            same = False
+        if not same:
+            why.append("torch no longer computes as in a fresh child")
+        return why
+
+    def restore(self) -> None:
+        """The random generators as they were when the child started; the output file emptied."""
+        for _, put, state in self.rng:
+            put(state)
+        try:
+            os.ftruncate(1, 0)
+            os.lseek(1, 0, os.SEEK_SET)
+        except OSError:
+            pass
+
+
+def _runtime_module(module, runtime_dirs: tuple) -> bool:
+    """A module loaded by the import system from the read-only runtime (or built into the interpreter), not one
+    made by learner code."""
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if origin in ("built-in", "frozen"):
+        return True
+    if not isinstance(origin, str):  # a namespace package: every folder of it in the runtime
+        paths = list(getattr(spec, "submodule_search_locations", None) or [])
+        return bool(paths) and all(str(p).startswith(runtime_dirs) for p in paths)
+    return origin.startswith(runtime_dirs) and getattr(module, "__file__", origin) == origin
+
+
+def _autocast_cpu(torch) -> bool:
+    try:
+        return torch.is_autocast_enabled("cpu")
+    except TypeError:  # torch before 2.4
+        return torch.is_autocast_cpu_enabled()
+
+
+def _umask() -> int:
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def _reset(executor: "Executor", guard: Guard | None, reuse: Reuse | None) -> list[str]:
+    """After a stage: forget its module and objects, let their finalisers run now, then say whether this child
+    may serve the next stage (see :class:`Reuse`)."""
+    import gc
+    import types
+
+    if guard is None or reuse is None:
+        return ["this child is not kept"]
+    executor.namespace = None
+    executor.handles.clear()
+    sys.modules.pop("student_stage", None)
+    del executor
+    gc.collect()  # the stage's cycles (its modules hold some) end here, not during the next stage
+    why = reuse.changes(guard)
+    if not why:
+        reuse.restore()
+        sys.modules["__main__"] = types.ModuleType("__main__")
+    return why
+
+
+def serve(sock: socket.socket, guard: Guard | None = None, reuse: Reuse | None = None) -> None:
+    """Answer requests on ``sock`` until the judge says goodbye or hangs up. After a ``reset`` (the judge is done
+    with a stage) the child either serves the next stage's ``load``, with its own key, or ends (see
+    :class:`Reuse`)."""
     executor = Executor(guard)
     key = None
     while True:
@@ -1171,7 +1421,16 @@ def serve(sock: socket.socket, guard: Guard | None = None) -> None:
         if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
             key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
         rid = req.get("id")
-        reply, out = executor.handle(req, blob)
+        ending = False
+        if req.get("op") == "reset":
+            try:
+                why = _reset(executor, guard, reuse)
+            except BaseException:  # noqa: BLE001 - whatever broke the check, this child is not kept
+                why = ["the check could not be made"]
+            reply, out, ending = {"ok": True, "clean": not why, "why": why[:8]}, b"", bool(why)
+            executor = Executor(guard)
+        else:
+            reply, out = executor.handle(req, blob)
         try:
             if len(out) > MAGIC_LIMIT:
                 reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
@@ -1192,6 +1451,10 @@ def serve(sock: socket.socket, guard: Guard | None = None) -> None:
             _sendall(sock, frame)
         except (OSError, ValueError):
             return
+        if req.get("op") == "reset":
+            if ending:
+                return
+            key = None  # the next stage's load brings its own
 
 
 def _apply_limits(limits: dict) -> None:
@@ -1250,15 +1513,19 @@ def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None) -> 
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of prints fails the write, not the process
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
-        _apply_limits(req.get("limits", {}))
+        limits = req.get("limits", {})
+        _apply_limits(limits)
+        reuse = None
         if guard is not None:
             import types
 
             # the worker's own module is no longer importable by name; learner code starts from scratch
             _KEEP.append(sys.modules.get("__main__"))
             sys.modules["__main__"] = types.ModuleType("__main__")
+            if limits.get("reuse") and guard.canary is not None:
+                reuse = Reuse(workdir, os.path.dirname(workdir), limits.get("cpu_s"))
             guard.install()
-        serve(rpc, guard)
+        serve(rpc, guard, reuse)
     finally:
         _os_exit(0)
 
@@ -1510,7 +1777,8 @@ def _set_dumpable(flag: bool) -> None:
 
 
 def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: bool = False) -> None:
-    """Serve fork requests from the judge: one fresh child per (submission, stage).
+    """Serve fork requests from the judge: a fresh child per submission, and per stage after any trace (the
+    judge keeps a child for the next stage only after it has shown itself clean: see :class:`Reuse`).
 
     The control socket is SOCK_SEQPACKET, so each JSON message is one packet; a fork request carries the
     child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
@@ -1523,6 +1791,10 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     warm_up()
     _guard_python_entry_points()
     guard_baseline = snapshot()
+    reset_baseline = snapshot(RESET_MODULES, RESET_CLASSES)
+    import torch
+
+    canary = None if _accelerators(torch) else _canary()  # no child is kept for a second stage with an accelerator
     runtime = _runtime_dirs()
     _set_dumpable(False)
     if not pid_namespace:
@@ -1566,7 +1838,8 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
         if pid == 0:
             control.close()
             _set_dumpable(True)
-            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb, pid_namespace))
+            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb, pid_namespace,
+                                            reset_baseline, canary))
         rpc.close()
         pidfd = os.pidfd_open(pid)
 
