@@ -1786,8 +1786,13 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     the lot when it is exceeded. After each child, every process the child left behind is killed and the
     sandbox's /tmp is emptied.
     """
+    import gc
     import select
 
+    # no cyclic collection while torch is imported and warmed up: the collector would walk its hundreds of
+    # thousands of new objects again and again (about 0.15 CPU s of each worker's start); one collection below,
+    # then the heap is frozen and the collector switched back on for the children
+    gc.disable()
     warm_up()
     _guard_python_entry_points()
     guard_baseline = snapshot()
@@ -1803,10 +1808,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
 
     # after the last library the zygote loads (ctypes, for the prctls): a child starts with exactly these maps
     clean_maps, clean_exec_kb = _clean_maps(runtime)
-    import gc
-
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
+    gc.enable()
     _collapse_heap()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
