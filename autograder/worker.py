@@ -44,8 +44,8 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 
 import _hashlib
 import _json
-from operator import is_not as _is_not
 from itertools import islice
+from operator import is_not as _is_not
 from operator import itemgetter as _itemgetter
 import _signal
 import _socket
@@ -1163,10 +1163,7 @@ def _guard_python_entry_points() -> None:
     assert t.enable is not refuse
 
 
-# ───────────────────────────── child process ─────────────────────────────
-
-
-# ───────────────────────────── one child for a submission's stages, while it stays clean ─────────────────────────────
+# ───────────────────────────── one child for a submission's stages, while it stays clean ────────
 
 # Checked, on top of the guard's own list, before a child that served one stage may serve the next one: the
 # modules and classes honest or careless code is most likely to patch (a patch of one of these, unlike one of the
@@ -1193,8 +1190,8 @@ _GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_
 
 
 def _canary() -> bytes:
-    """The bytes of a few operations grading relies on (linear maps, scores, a causal mask, softmax, dropout with
-    a seed, a module's forward and backward, float32 denormals), on fixed inputs, with the CPU generator's state
+    """The bytes of a few operations grading relies on (a linear map, scores, a causal mask, softmax, dropout with
+    a seed, a backward pass, a float32 product with a denormal), on fixed inputs, with the CPU generator's state
     put back afterwards. Computed in the zygote and again before a child is kept: a kernel replaced through the
     dispatcher, a global hook or mode, a changed default or flag shows as different bytes."""
     import torch
@@ -1223,8 +1220,9 @@ class Reuse:
 
     The comparison covers the guard's flags (audit events, patched watched attributes, native code, any thread
     or process ever started), more patchable attributes (:data:`RESET_MODULES`), the modules loaded (the ones
-    learner code imports not replaced, none removed, new ones only from the runtime), torch's global settings, modes and module hooks, the canary's
-    bytes (:func:`_canary`), signal handlers, timers and the blocked set, the interpreter's hooks and streams,
+    learner code imports not replaced, none removed, new ones only from the runtime), torch's global settings,
+    modes and module hooks, the canary's bytes (:func:`_canary`), signal handlers, timers and the blocked set,
+    the interpreter's hooks and streams,
     warning filters, the collector's settings, rlimits, open descriptors, working directory, umask, environment,
     priority, files left in the private directories, memory grown by more than 64 MB and CPU time used beyond a
     tenth of the limit. Anything else a stage could leave behind is not seen: the judge asks for a fresh child
@@ -1313,6 +1311,8 @@ class Reuse:
 
     def changes(self, guard: Guard) -> list[str]:
         """Why this child may not serve another stage (empty: it may)."""
+        import resource
+
         why = sorted(guard.events)
         if guard.added_hooks:
             why.append("an audit hook was added")
@@ -1335,8 +1335,6 @@ class Reuse:
         size, anon = self._memory()
         if size - self.memory[0] > 64 * 1024 or anon - self.memory[1] > 64 * 1024:
             why.append("memory grew by more than 64 MB")
-        import resource
-
         usage = resource.getrusage(resource.RUSAGE_SELF)
         if usage.ru_utime + usage.ru_stime > self.cpu_limit:
             why.append("CPU time used")
@@ -1396,13 +1394,15 @@ def _reset(executor: "Executor", guard: Guard | None, reuse: Reuse | None) -> li
     executor.namespace = None
     executor.handles.clear()
     sys.modules.pop("student_stage", None)
-    del executor
     gc.collect()  # the stage's cycles (its modules hold some) end here, not during the next stage
     why = reuse.changes(guard)
     if not why:
         reuse.restore()
         sys.modules["__main__"] = types.ModuleType("__main__")
     return why
+
+
+# ───────────────────────────── child process ─────────────────────────────
 
 
 def serve(sock: socket.socket, guard: Guard | None = None, reuse: Reuse | None = None) -> None:

@@ -657,7 +657,7 @@ def test_a_module_built_in_one_request_in_the_sandbox(sb):
         proxy.close()
 
 
-# ───────────────────────────── one child for a submission's stages, while it stays clean ─────────────────────────────
+# ───────────────────────────── one child for a submission's stages, while it stays clean ────────
 
 WHOAMI = "import os\nimport torch\n\n\ndef pid():\n    return os.getpid()\n\n\ndef draw():\n    return torch.rand(3)\n"
 
