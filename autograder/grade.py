@@ -7,8 +7,9 @@ How a run goes:
    stored result has the same run fingerprint (see :mod:`autograder.store`).
 2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
    from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
-   sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that forks a fresh child per
-   stage), imports torch while the sandboxes start, and forks the judges, which inherit its imports and
+   sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that forks a child per submission,
+   and a fresh one per stage after any trace of the last, or always with ``--isolate-stages``), imports torch
+   while the sandboxes start, and forks the judges, which inherit its imports and
    collect the checks while their sandbox finishes starting (elsewhere each judge is ``spawn``ed, imports torch
    and starts its sandbox itself).
    Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
