@@ -1221,11 +1221,10 @@ class Reuse:
     The comparison covers the guard's flags (audit events, patched watched attributes, native code, any thread
     or process ever started), more patchable attributes (:data:`RESET_MODULES`), the modules loaded (the ones
     learner code imports not replaced, none removed, new ones only from the runtime), torch's global settings,
-    modes and module hooks, the canary's bytes (:func:`_canary`), signal handlers, timers and the blocked set,
-    the interpreter's hooks and streams,
-    warning filters, the collector's settings, rlimits, open descriptors, working directory, umask, environment,
-    priority, files left in the private directories, memory grown by more than 64 MB and CPU time used beyond a
-    tenth of the limit. Anything else a stage could leave behind is not seen: the judge asks for a fresh child
+    modes, module hooks and print options, the canary's bytes (:func:`_canary`), signal handlers, timers and the
+    blocked set, the interpreter's hooks and streams, warning filters, the collector's settings, rlimits, open
+    descriptors, working directory, umask, environment, priority, files left in the private directories, memory
+    grown by more than 64 MB and CPU time used beyond a tenth of the limit. Anything else a stage could leave behind is not seen: the judge asks for a fresh child
     per stage with ``--isolate-stages``."""
 
     def __init__(self, workdir: str, tmp: str, cpu_s: float | None):
@@ -1267,7 +1266,8 @@ class Reuse:
             "grad mode": t.is_grad_enabled,
             "inference mode": t.is_inference_mode_enabled,
             "deterministic algorithms": lambda: (t.are_deterministic_algorithms_enabled(),
-                                                 t.is_deterministic_algorithms_warn_only_enabled()),
+                                                 t.is_deterministic_algorithms_warn_only_enabled(),
+                                                 t.get_deterministic_debug_mode()),
             "threads": lambda: (t.get_num_threads(), t.get_num_interop_threads()),
             "anomaly mode": lambda: (t.is_anomaly_enabled(), t.is_anomaly_check_nan_enabled()),
             "autocast": lambda: _autocast_cpu(t),
@@ -1278,6 +1278,8 @@ class Reuse:
             "module hooks": lambda: tuple(len(getattr(sys.modules["torch.nn.modules.module"], n, ()))
                                           for n in _GLOBAL_HOOKS),
             "numpy errors": lambda: tuple(sorted(self.numpy.geterr().items())),
+            "print options": lambda: (tuple(sorted(vars(sys.modules["torch._tensor_str"].PRINT_OPTS).items())),
+                                      tuple(sorted(self.numpy.get_printoptions().items()))),
             "recursion limit": sys.getrecursionlimit,
             "switch interval": sys.getswitchinterval,
             "trace or profile function": lambda: (sys.gettrace(), sys.getprofile()),

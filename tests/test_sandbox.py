@@ -719,6 +719,7 @@ TRACES = {
                         "lib.impl('_softmax', lambda x, dim, half: torch.zeros_like(x), 'CPU')\n"
                         "torch.kept_alive = lib"),
     "torch function mode": "torch.overrides.TorchFunctionMode().__enter__()",
+    "print options": "torch.set_printoptions(precision=2)",
 }
 
 
