@@ -476,7 +476,8 @@ class _Adopted:
 
 
 class Sandbox:
-    """A warm worker process (inside bubblewrap when available) that forks one child per stage.
+    """A warm worker process (inside bubblewrap when available) that forks a child per submission, and a fresh
+    one per stage after any trace of the last (see :meth:`keep`).
 
     One child runs at a time: a stage's proxy must be closed before the next one calls in (the runner works
     that way). A lost zygote (killed, crashed) is replaced on the next fork."""
@@ -661,9 +662,7 @@ class Sandbox:
                 if self.proc.stderr is not None and self.proc.poll() is not None:
                     self.proc.stderr.close()
                 try:
-                    if patience <= 0:
-                        raise subprocess.TimeoutExpired("worker", 0)
-                    self.proc.wait(timeout=patience)
+                    self.proc.wait(timeout=patience)  # with 0: TimeoutExpired at once unless it has ended
                 except subprocess.TimeoutExpired:
                     try:
                         os.killpg(self.proc.pid, signal.SIGKILL)
