@@ -7,9 +7,9 @@ How a run goes:
    stored result has the same run fingerprint (see :mod:`autograder.store`).
 2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
    from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
-   sandbox (its own slot, hence its own uid under bubblewrap: a warm zygote that forks a child per submission,
-   and a fresh one per stage after any trace of the last, or always with ``--isolate-stages``), imports torch
-   while the sandboxes start, and forks the judges, which inherit its imports and
+   sandbox (its own slot, hence its own uid for learner code when the judge is root: a warm zygote that forks a
+   fresh child for every stage of every submission), imports torch while the sandboxes start, and forks the
+   judges, which inherit its imports and
    collect the checks while their sandbox finishes starting (elsewhere each judge is ``spawn``ed, imports torch
    and starts its sandbox itself).
    Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
@@ -60,10 +60,6 @@ def add_parser(subparsers) -> None:
                    help="grade only this stage (repeat for several; default: every stage)")
     p.add_argument("--assignment", default=None, help="nbgrader layout: the assignment folder to grade")
     p.add_argument("--force", action="store_true", help="grade every student again, even if unchanged")
-    p.add_argument("--isolate-stages", action="store_true",
-                   help="a fresh sandboxed process for every stage of every submission (default: a submission's "
-                        "process serves its next stage while it shows no trace of the last one; about a quarter "
-                        "faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     p.set_defaults(func=cmd_grade)
 
@@ -96,7 +92,7 @@ class GradeRun:
     def __init__(self, course: Course, class_dir: Path, out_dir: Path, *, jobs: int | None = None,
                  timeout: float | None = None, seed: int | None = None, device: str | None = None,
                  public_only: bool = False, assignment: str | None = None, force: bool = False,
-                 quiet: bool = False, stages: list[str] | None = None, console=None, isolate_stages: bool = False):
+                 quiet: bool = False, stages: list[str] | None = None, console=None):
         from rich.console import Console
 
         self.course = course
@@ -112,7 +108,6 @@ class GradeRun:
         self.quiet = quiet
         self.err = console or Console(stderr=True)
         self.seed_arg = seed
-        self.isolate_stages = isolate_stages
         self.warnings: list[str] = []
         self.failures: dict[str, str] = {}
         self.graded_now: list[str] = []
@@ -127,8 +122,6 @@ class GradeRun:
         graders = store.graders_hash(self.course.path)
         options = {"devices": _device_hint(self.device), "timeout": self.timeout,
                    "include_hidden": self.include_hidden, "stages": self.stages}
-        if self.isolate_stages:  # (absent otherwise: results stored before the option existed stay current)
-            options["isolate_stages"] = True
         fps, todo = {}, []
         for sub in listing.submissions:
             fps[sub.student] = store.run_fingerprint(sub.content_hash(), graders, self.seed, options)
@@ -152,7 +145,7 @@ class GradeRun:
         shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
                   "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
-                  "stages": self.stages, "isolate_stages": self.isolate_stages}
+                  "stages": self.stages}
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
         if early is not None:
             early.hand(specs)
@@ -257,7 +250,7 @@ class GradeRun:
         started = time.monotonic()
         if _can_share_start():
             # the sandboxes and the judges' torch import start now, while this process reads the class
-            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout, self.isolate_stages)
+            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout)
         try:
             return self._run(started)
         finally:
@@ -336,7 +329,7 @@ def cmd_grade(args) -> int:
         return 2
     run = GradeRun(course, class_dir, Path(args.out), jobs=args.jobs, timeout=args.timeout, seed=args.seed,
                    device=args.device, public_only=args.public_only, assignment=args.assignment, force=args.force,
-                   quiet=args.quiet, stages=args.stage, isolate_stages=args.isolate_stages)
+                   quiet=args.quiet, stages=args.stage)
     try:
         return run.run()
     except KeyboardInterrupt:
@@ -373,7 +366,7 @@ def _die_with_parent(parent_pid: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
 
 
-_UID = re.compile(r"uid \d+")
+_UID = re.compile(r"\buid 6[0-4]\d{3}\b")  # a sandbox's own uid (UID_BASE + slot): differs from judge to judge
 
 
 def _can_share_start() -> bool:
@@ -385,9 +378,7 @@ def _can_share_start() -> bool:
 def _limits(spec: dict):
     from .sandbox import Limits
 
-    limits = Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
-    limits.fresh_stages = bool(spec.get("isolate_stages"))
-    return limits
+    return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
 
 
 def _base_slot() -> int:
@@ -402,7 +393,7 @@ class EarlyLauncher:
     sandboxes killed at once) when there is nothing to grade. Forked, not spawned: the main process has no
     thread yet (the progress bar's starts later) and a spawned interpreter costs another 0.15 s of start-up."""
 
-    def __init__(self, n_jobs: int, timeout: float | None, isolate_stages: bool = False):
+    def __init__(self, n_jobs: int, timeout: float | None):
         import multiprocessing as mp
 
         ctx = mp.get_context("fork")
@@ -410,7 +401,7 @@ class EarlyLauncher:
         self.counter = ctx.Value("i", 0)
         self.base_slot = _base_slot()
         incoming, self._outgoing = ctx.Pipe(duplex=False)
-        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout, "isolate_stages": isolate_stages}
+        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout}
                 for i in range(n_jobs)]
         self.proc = ctx.Process(target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming),
                                 name="autograder-judges")
@@ -573,13 +564,13 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         except BaseException:  # noqa: BLE001 - reported below: this judge grades nothing
             start_error.append("the judge could not start: " + traceback.format_exc()[-1500:])
             return False
-        q.put(("sandbox", job, _UID.sub("own uid", sandbox.isolation), [str(w.message) for w in caught]))
+        q.put(("sandbox", job, _UID.sub("uid 60000+slot", sandbox.isolation), [str(w.message) for w in caught]))
         return True
 
     def on_done(result) -> None:
         sub = by_student.get(result.student)
         try:
-            result.isolation = _UID.sub("own uid", result.isolation)  # the same whichever judge graded it
+            result.isolation = _UID.sub("uid 60000+slot", result.isolation)  # the same whichever judge graded it
             notes = list(sub.notes) if sub else []
             store.save_student(out_dir, result, fingerprint=spec["fingerprints"][result.student], notes=notes,
                                layout=sub.layout if sub else "", gradescope=gradescope_json(result, notes=notes))

@@ -137,7 +137,6 @@ class GraderPlugin:
                  ready: Callable[[], bool] | None = None):
         self.course = course
         self.ready = ready  # called once the checks are collected, before the first is run; False: run none
-        self.after_submission: Callable[[], None] | None = None  # called once a submission's last check has run
         self.lean = lean  # no capture or logging plugin to serve: run each check's phases directly
         self.submissions = submissions
         self.claim = claim  # shared with other judges: the index of the next submission to grade, None at the end
@@ -219,12 +218,10 @@ class GraderPlugin:
                     raise session.Failed(session.shouldfail)
                 if session.shouldstop:
                     raise session.Interrupted(session.shouldstop)
-            if self.after_submission is not None:
-                self.after_submission()  # the child kept for this submission's stages ends with it
         self.current = None
         return True
 
-    # -- the learner's child process: one per (submission, stage), or kept across a submission's stages ----
+    # -- the learner's child process: one per (submission, stage) -------------------------------------------
     def stage_proxy(self, submission: Submission, stage: Stage):
         """The proxy for this stage of this submission: opened on first use, then reused by the stage's other
         grader modules (public, hidden), so one child imports the file once instead of once per module."""
@@ -241,18 +238,16 @@ class GraderPlugin:
         if self._open is None or self._open[0] != key:
             return
         if not self._remaining.get(key):
-            # a child kept for the submission's next stage only if it has one: the last stage's child just ends
-            self._close_open(keep=any(self._remaining.get((submission.student, k)) for k in self._per_stage
-                                      if k != stage.key))
+            self._close_open()
         elif hasattr(self._open[1], "restarts"):
-            self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes or hangs
+            self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes (not hangs)
 
-    def _close_open(self, keep: bool = True) -> None:
+    def _close_open(self) -> None:
         _, proxy = self._open
         self._open = None
         close = getattr(proxy, "close", None)
         if close:
-            close(keep=keep)
+            close()
 
     def pytest_sessionfinish(self, session):
         if self._open is not None:
@@ -446,7 +441,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
 
         def open_student(sub: Submission, stage: Stage):
             filename, source = sub.sources[stage.key]
-            return sandbox.open(source, f"/submission/{filename}", owner=sub.student)
+            return sandbox.open(source, f"/submission/{filename}")
 
     isolation = sandbox.isolation if sandbox is not None else "in-process (notebook)"
 
@@ -460,8 +455,6 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
                           on_done=on_done, isolation=isolation, lean=not in_process, claim=claim,
                           ready=when_ready if ready is not None else None)
-    if sandbox is not None:
-        plugin.after_submission = sandbox.release
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())

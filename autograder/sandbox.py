@@ -95,7 +95,6 @@ import secrets
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -119,16 +118,15 @@ class SandboxWarning(UserWarning):
 class Limits:
     call_timeout: float = 10.0  # wall-clock seconds for one call into learner code (the import included)
     memory_mb: int = 2048  # address space on top of what the warm worker maps; ~1.25x for the whole sandbox
-    cpu_s: int = 60  # CPU seconds for one child (a kept child must have used less than a tenth of it)
+    cpu_s: int = 60  # CPU seconds for one child
     file_mb: int = 8  # largest file the learner may write (prints included)
     nproc: int = 64  # processes and threads of the sandbox's uid
-    max_restarts: int = 2  # fresh children after a crash or hang, within one stage
+    max_restarts: int = 2  # fresh children after a crash within one stage (never after a timeout)
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
-    fresh_stages: bool = False  # a fresh child for every stage, never one kept from the submission's last stage
 
     def for_child(self) -> dict:
         return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
-                "cuda": bool(_nvidia_devices()), "reuse": not self.fresh_stages}
+                "cuda": bool(_nvidia_devices())}
 
 
 def _count_uid_processes(uid: int) -> int:
@@ -364,23 +362,56 @@ def _runtime_paths() -> list[str]:
     return sorted(p for p in paths | real if p and not p.startswith("/usr/") and p != "/usr" and os.path.isdir(p))
 
 
+# what a root zygote keeps (inside the sandbox, never in a child): make each child's directory and IPC namespace,
+# then change the child's uid; kill and clean up after the child (whose files and processes are another uid's)
+ZYGOTE_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
+
+
+def _parents(paths: list[str]) -> list[str]:
+    """Every proper ancestor of ``paths`` (below ``/``), parents first, once each."""
+    found: dict[str, None] = {}
+    for path in paths:
+        parts = Path(path).parts[1:-1]
+        for i in range(1, len(parts) + 1):
+            found["/" + "/".join(parts[:i])] = None
+    return list(found)
+
+
 def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
-                  worker: str | Path = WORKER_FILE) -> list[str]:
-    """The bubblewrap command line for the worker (a pure function, so tests can read it)."""
-    cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-           "--as-pid-1", "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv",
-           "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-           "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1",
-           "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-           "--size", str(int(tmp_mb) * 1024 * 1024), "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
+                  worker: str | Path = WORKER_FILE, uid: int | None = None) -> list[str]:
+    """The bubblewrap command line for the worker (a pure function, so tests can read it).
+
+    ``uid`` (a root judge): bubblewrap is started as real root WITHOUT a user namespace (root may create the
+    mount, PID, network, IPC and UTS namespaces itself), the zygote keeps only :data:`ZYGOTE_CAPS`, and every
+    child becomes ``uid`` before learner code runs, a uid that is then the child's outside the sandbox too, so
+    RLIMIT_NPROC holds. (In a user namespace made by root, "uid N" inside is still root outside.) Without
+    ``uid`` (a judge that is not root), a user namespace maps the judge's uid, which the children keep."""
+    if uid is None:
+        cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+    else:
+        cmd = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+               "--cap-drop", "ALL"]
+        for cap in ZYGOTE_CAPS:
+            cmd += ["--cap-add", cap]
+    cmd += ["--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--clearenv",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+            "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1",
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+            "--perms", "1777", "--size", str(int(tmp_mb) * 1024 * 1024), "--tmpfs", "/tmp",
+            "--ro-bind", "/usr", "/usr"]
     for top in ("/lib", "/lib64", "/bin", "/sbin", "/lib32"):
         if os.path.islink(top):
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
+    bound = _runtime_paths()
+    # the folders above each mount point are made here, open to every uid (0755), whatever the host's are (an
+    # interpreter in root's 0700 home, a clone in a 0700 temporary folder): the host's are never changed
+    for parent in _parents(bound + [SANDBOX_WORKER, "/etc/ld.so.cache"]):
+        if parent not in ("/usr", "/tmp") and not parent.startswith("/usr/"):
+            cmd += ["--perms", "0755", "--dir", parent]
     if os.path.exists("/etc/ld.so.cache"):
         cmd += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    bound = _runtime_paths()
     for path in bound:
         cmd += ["--ro-bind", path, path]
     for path in _hidden_paths(bound + ["/usr"]):
@@ -391,6 +422,8 @@ def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
     cmd += ["--ro-bind", str(worker), SANDBOX_WORKER, "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", "/tmp", "--",
             python, "-I", SANDBOX_WORKER, "--control-fd", str(control_fd), "--pid-namespace", "--tmp", "/tmp"]
+    if uid is not None:
+        cmd += ["--uid", str(uid)]
     return cmd
 
 
@@ -476,8 +509,8 @@ class _Adopted:
 
 
 class Sandbox:
-    """A warm worker process (inside bubblewrap when available) that forks a child per submission, and a fresh
-    one per stage after any trace of the last (see :meth:`keep`).
+    """A warm worker process (inside bubblewrap when available) that forks a fresh child for every stage of every
+    submission.
 
     One child runs at a time: a stage's proxy must be closed before the next one calls in (the runner works
     that way). A lost zygote (killed, crashed) is replaced on the next fork."""
@@ -487,13 +520,13 @@ class Sandbox:
         self.slot = slot if slot is not None else _free_slot()
         self.proc: subprocess.Popen | None = None
         self.control: socket.socket | None = None
-        self.isolation = ""
+        self.isolation = ""  # what holds, in words (results.json, report.html, feedback)
+        self.info: dict = {}  # the same, field by field (see _describe)
         self.kind = ""
-        self.uid: int | None = None
+        self.uid: int | None = None  # the children's uid, when it is one of their own (a root judge)
         self.tmp: str | None = None
         self.active = False  # a child is running (forked, its end not yet reported)
-        self.kept: tuple[socket.socket, str] | None = None  # a clean child and the submission it may serve next
-        self.forks = 0  # children forked (fewer than the stages opened when children are kept)
+        self.forks = 0  # children forked
         self.starts = 0
         self._launched = False  # started by launch(), not yet known to be ready
         self._lock = threading.RLock()
@@ -502,12 +535,9 @@ class Sandbox:
     def _attempts(self) -> tuple[list, str | None]:
         bwrap = _bwrap()
         root = os.geteuid() == 0 and sys.platform.startswith("linux")
-        attempts = []
-        if bwrap:
-            if root:
-                attempts.append(("bwrap", UID_BASE + self.slot))
-            attempts.append(("bwrap", None))
-        attempts.append(("plain", UID_BASE + self.slot if root else None))
+        uid = UID_BASE + self.slot if root else None  # as root, learner code never runs as root
+        attempts = [("bwrap", uid)] if bwrap else []
+        attempts.append(("plain", uid))
         return attempts, bwrap
 
     def launch(self) -> "Sandbox":
@@ -550,13 +580,11 @@ class Sandbox:
 
     def _started(self, errors: list[str]) -> "Sandbox":
         self.starts += 1
-        if self.kind == "plain":
-            warnings.warn(
-                "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only "
-                "(no filesystem, network or PID isolation). Install bubblewrap before grading untrusted code.",
-                SandboxWarning, stacklevel=3)
-            if errors:
-                self.isolation += " (bubblewrap failed: " + "; ".join(errors) + ")"
+        if errors:
+            self.info["bubblewrap_error"] = "; ".join(errors)[:500]
+            self.isolation += " (bubblewrap failed: " + self.info["bubblewrap_error"] + ")"
+        for text in self.info.get("lost", []):
+            warnings.warn(text, SandboxWarning, stacklevel=3)
         return self
 
     def hand_over(self, keep: bool) -> None:
@@ -589,41 +617,29 @@ class Sandbox:
         self.kind, self.uid = kind, uid
         import tempfile
 
-        # the worker runs from a copy in a folder of its own, so the judge's code can stay closed to the sandbox
+        # the worker runs from a copy in a folder of its own (made here, so its mode is ours to choose), so the
+        # judge's code can stay closed to the sandbox
         self.tmp = tempfile.mkdtemp(prefix="autograder-")
         worker = os.path.join(self.tmp, "worker.py")
         shutil.copyfile(WORKER_FILE, worker)
         os.chmod(worker, 0o444)
-        if uid is not None:
-            os.chmod(self.tmp, 0o755)
         if kind == "bwrap":
-            cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker)
-            self.isolation = (f"bubblewrap ({'uid ' + str(uid) if uid else 'same uid'}, no network, "
-                              "own PID namespace" + (", a fresh process per stage)" if self.limits.fresh_stages
-                                                     else ", a fresh process per submission and per stage after "
-                                                          "any trace)"))
+            cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker, uid=uid)
         else:
             work = os.path.join(self.tmp, "tmp")
             os.mkdir(work, 0o700)
-            if uid is not None:
+            if uid is not None:  # the children's uid must reach their folders below it
+                os.chmod(self.tmp, 0o711)
                 os.chown(work, uid, uid)
             cmd = [sys.executable, "-I", worker, "--control-fd", str(fd), "--tmp", work]
             if uid is not None:
-                cmd.append("--own-uid")
-            self.isolation = ("none: plain subprocess with rlimits" + (f" (uid {uid})" if uid else "")
-                              + " (bubblewrap unavailable)")
+                cmd += ["--uid", str(uid)]
             env["TMPDIR"] = work
-
-        def demote():
-            if uid is not None:
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-
+        # the zygote starts with the judge's own uid (root: then each child drops to ``uid`` itself)
         self.proc = subprocess.Popen(cmd, pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL,
                                      stderr=None if os.environ.get("AUTOGRADER_DEBUG") else subprocess.PIPE,
-                                     preexec_fn=demote if uid is not None else None, start_new_session=True)
+                                     start_new_session=True)
         child.close()
         self.control = parent
 
@@ -641,6 +657,9 @@ class Sandbox:
         ready = wire.loads(msg)
         if ready.get("op") != "ready":
             raise RuntimeError("the worker did not say it was ready")
+        if self.uid is not None and (ready.get("uid") != self.uid or ready.get("zygote_uid") != 0):
+            raise RuntimeError("the worker would not run learner code under the sandbox's own uid")
+        self.info, self.isolation = _describe(self.kind, self.uid, ready)
         parent.settimeout(None)
         self.active = False
         if self.proc.stderr is not None:
@@ -650,7 +669,6 @@ class Sandbox:
         """Stop the worker: asked to quit, killed after ``patience`` seconds (0: at once, for one that was
         launched and is no longer wanted, still importing torch)."""
         with self._lock:
-            self.release()
             if self.control is not None:
                 try:
                     self.control.send(wire.dumps({"op": "quit"}).encode())
@@ -686,42 +704,9 @@ class Sandbox:
         self.close()
 
     # -- children -----------------------------------------------------------------------------------------
-    @property
-    def reuse(self) -> bool:
-        """Whether a clean child may serve the next stage (bubblewrap only: the child's PID namespace is what
-        proves it never started a thread or process)."""
-        return not self.limits.fresh_stages and self.kind == "bwrap"
-
-    def keep(self, sock: socket.socket, owner: str) -> None:
-        """Hold a child that has just shown it is clean, for the next stage of ``owner``'s submission."""
+    def fork_child(self) -> socket.socket:
+        """A fresh child process for one stage of one submission; returns the judge's end of its RPC socket."""
         with self._lock:
-            self.release()
-            self.kept = (sock, owner)
-
-    def release(self) -> None:
-        """End the kept child, if any (the submission it served is done, or the next stage is someone else's)."""
-        with self._lock:
-            if self.kept is None:
-                return
-            sock, _ = self.kept
-            self.kept = None
-            try:
-                sock.settimeout(1.0)
-                wire.send_frame(sock, {"op": "bye"})
-            except OSError:
-                pass
-            sock.close()
-            self.end_child(kill=False)
-
-    def fork_child(self, owner: str | None = None) -> socket.socket:
-        """A child process for a stage of ``owner``'s submission: the kept one when it was kept for the same
-        submission, else a fresh one; returns the judge's end of its RPC socket."""
-        with self._lock:
-            if self.kept is not None:
-                if owner is not None and self.kept[1] == owner:
-                    sock, self.kept = self.kept[0], None
-                    return sock
-                self.release()
             if self.active:
                 raise RuntimeError("the sandbox runs one child at a time: close the previous StudentProxy first")
             if self.proc is None or self.proc.poll() is not None:
@@ -777,10 +762,47 @@ class Sandbox:
                 return {"op": "exited", "lost": True}
             return info
 
-    def open(self, source: str, filename: str, owner: str | None = None) -> "StudentProxy":
-        """A proxy for one learner file; ``owner`` (the submission) lets it use a child kept from the same
-        submission's previous stage and keep its own for the next (None: a fresh child, never kept)."""
-        return StudentProxy(self, source, filename, owner=owner)
+    def open(self, source: str, filename: str) -> "StudentProxy":
+        """A proxy for one learner file (one stage of one submission): a fresh child of its own."""
+        return StudentProxy(self, source, filename)
+
+
+def _describe(kind: str, uid: int | None, ready: dict) -> tuple[dict, str]:
+    """What isolation holds for this sandbox, field by field and in words; ``lost`` lists what is less than the
+    full sandbox, each said loudly (a :class:`SandboxWarning`, the notes of results.json)."""
+    bubblewrap = kind == "bwrap"
+    judge_uid = os.getuid()
+    child_uid = uid if uid is not None else judge_uid
+    namespaces = ["mount", "pid", "network", "ipc", "uts"] if bubblewrap else []
+    if bubblewrap and uid is None:
+        namespaces.insert(0, "user")
+    info = {"level": "bubblewrap" if bubblewrap else "reduced", "bubblewrap": bubblewrap,
+            "learner_uid": child_uid, "own_uid": uid is not None, "judge_is_root": judge_uid == 0,
+            "namespaces": namespaces, "ipc_namespace_per_process": bool(ready.get("ipc")),
+            "fresh_process_per_stage": True, "lost": []}
+    who = (f"learner code runs under its own uid {uid}, not root" if uid is not None
+           else f"learner code runs under the judge's own uid {judge_uid} (no uid of its own: the judge is not root)")
+    ipc = ("a SysV IPC namespace per process" if ready.get("ipc")
+           else "SysV IPC objects shared between this sandbox's processes")
+    if bubblewrap:
+        text = (f"bubblewrap: own {', '.join(namespaces)} namespaces; {who}; {ipc}; "
+                "a fresh process for every stage")
+    else:
+        text = (f"REDUCED, no bubblewrap: a plain subprocess with rlimits, no filesystem, network or PID "
+                f"isolation; {who}; {ipc}; a fresh process for every stage")
+        info["lost"].append(
+            "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only (no "
+            "filesystem, network or PID isolation" + (f"; it runs under uid {uid}, not root" if uid is not None
+                                                       else "") + "). Install bubblewrap before grading untrusted code.")
+    if uid is None:
+        info["lost"].append(
+            f"the judge is not root, so learner code runs under the judge's own uid {judge_uid}"
+            + (" (mapped inside bubblewrap's user namespace)" if bubblewrap
+               else ": it can read whatever this user can read and signal every process of this user"))
+    if not ready.get("ipc"):
+        info["lost"].append("each child cannot have a SysV IPC namespace of its own here: shared memory and "
+                            "message queues are shared between the children of one sandbox")
+    return info, text
 
 
 def _drain(stream) -> None:
@@ -796,16 +818,6 @@ def _drain(stream) -> None:
 
 
 # ───────────────────────────── the proxy graders talk to ─────────────────────────────
-
-
-def _request_ids():
-    """Unpredictable request ids, drawn from the system's random source 64 at a time (one system call for 64
-    requests instead of one each)."""
-    while True:
-        yield from (n >> 2 for n in struct.unpack(">64Q", secrets.token_bytes(512)))
-
-
-_REQUEST_IDS = _request_ids()
 
 
 @dataclass
@@ -824,16 +836,20 @@ class StudentProxy:
     tampered: list = field(default_factory=list)  # audit-hook flags raised while the learner's file was imported
     key: bytes | None = None
     memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
-    owner: str | None = None  # the submission: a clean child may be kept for its next stage
+    timed_out: str | None = None  # the timeout's message, once a call ran out of time: the stage is over
 
     # -- connection ---------------------------------------------------------------------------------------
     def _ensure(self) -> None:
         if self.sock is not None:
             return
+        if self.timed_out is not None:
+            # a hang costs one timeout per stage: the next check would most likely hang again
+            raise StudentTimeout("skipped: an earlier check of this stage did not finish in time ("
+                                 + self.timed_out + "); the remaining checks were not run")
         if self.restarts > self.sandbox.limits.max_restarts:
             raise StudentCrashed("skipped: this stage's code already crashed or hung "
                                  f"{self.restarts} times; the remaining checks were not run")
-        self.sock = self.sandbox.fork_child(self.owner)
+        self.sock = self.sandbox.fork_child()
         self.key = secrets.token_bytes(32)
         # the key travels in the load request, read by the worker before the learner's module exists
         reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename,
@@ -846,7 +862,7 @@ class StudentProxy:
 
     def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         timeout = self.sandbox.limits.call_timeout
-        rid = next(_REQUEST_IDS)
+        rid = secrets.randbits(62)
         req = dict(req, id=rid)
         started = time.monotonic()
         try:
@@ -859,6 +875,7 @@ class StudentProxy:
             return _check_reply(reply), out
         except socket.timeout:
             self._drop(kill=True)
+            self.timed_out = f"{timeout:g} s"
             raise StudentTimeout(f"your code did not finish within {timeout:g} s (an endless loop, or a "
                                  "Python loop over a large tensor?)") from None
         except (ProtocolViolation, wire.ForgedFrame) as exc:
@@ -880,24 +897,8 @@ class StudentProxy:
         self.last_exit = info
         return info
 
-    def close(self, keep: bool = True) -> None:
-        """End this stage's use of the child: kept for the submission's next stage when ``keep``, allowed and
-        clean, else ended."""
-        if (keep and self.sock is not None and self.owner is not None and self.restarts == 0
-                and self.load_error is None and self.sandbox.reuse):
-            # the child checks itself (see worker.Reuse): kept when clean, else it ends by itself
-            try:
-                reply, _ = self._roundtrip({"op": "reset"}, b"")
-            except StudentFailure:  # the child is gone already (_roundtrip ended it)
-                return
-            sock, self.sock = self.sock, None
-            if reply.get("clean") is True:
-                self.sandbox.keep(sock, self.owner)
-                self.last_exit = None
-                return
-            sock.close()
-            self.last_exit = self.sandbox.end_child(kill=False)
-            return
+    def close(self) -> None:
+        """End this stage's child (a later stage, or submission, gets a fresh one)."""
         if self.sock is not None:
             try:
                 self.sock.settimeout(1.0)
@@ -1005,7 +1006,7 @@ class LocalStudent(StudentProxy):
     def _drop(self, kill: bool) -> dict:
         return {}
 
-    def close(self, keep: bool = True) -> None:
+    def close(self) -> None:
         return None
 
 

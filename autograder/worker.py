@@ -44,7 +44,6 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 
 import _hashlib
 import _json
-from itertools import islice
 from operator import is_not as _is_not
 from operator import itemgetter as _itemgetter
 import _signal
@@ -938,11 +937,8 @@ class Guard:
     native code from a writable place."""
 
     def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset(),
-                 clean_exec_kb: int | None = None, own_pid_namespace: bool = False, reset_baseline: list | None = None,
-                 canary: bytes | None = None):
+                 clean_exec_kb: int | None = None, own_pid_namespace: bool = False):
         self.baseline = baseline
-        self.reset_baseline = reset_baseline or []  # more attributes, compared before a child is kept (Reuse)
-        self.canary = canary  # _canary() in the zygote
         self.runtime_dirs = runtime_dirs
         self.clean_maps = clean_maps
         self.clean_exec_kb = clean_exec_kb  # executable memory when every executable mapping was clean (zygote)
@@ -1163,254 +1159,11 @@ def _guard_python_entry_points() -> None:
     assert t.enable is not refuse
 
 
-# ───────────────────────────── one child for a submission's stages, while it stays clean ────────
-
-# Checked, on top of the guard's own list, before a child that served one stage may serve the next one: the
-# modules and classes honest or careless code is most likely to patch (a patch of one of these, unlike one of the
-# guard's, says nothing about the operation record, so it only decides whether the child may be kept).
-RESET_MODULES = ("math", "operator", "functools", "itertools", "random", "copy", "torch.nn.init",
-                 "torch.nn.parameter", "torch.nn.modules.module", "torch.nn.modules.linear",
-                 "torch.nn.modules.dropout", "torch.nn.modules.container", "torch.nn.modules.sparse",
-                 "torch.nn.modules.normalization", "torch.functional", "torch.autograd.grad_mode",
-                 "torch.autograd.function", "torch._tensor", "torch.library", "torch.random", "torch.linalg",
-                 "torch.special", "numpy.random", "numpy.linalg")
-RESET_CLASSES = (("torch.nn", "Linear"), ("torch.nn", "Dropout"), ("torch.nn", "Parameter"), ("torch.nn", "ModuleList"),
-                 ("torch.nn", "ModuleDict"), ("torch.nn", "Sequential"), ("torch.nn", "Embedding"),
-                 ("torch.nn", "LayerNorm"), ("torch.autograd", "Function"), ("torch", "Generator"))
-_RLIMITS = ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NOFILE", "RLIMIT_NPROC",
-            "RLIMIT_STACK", "RLIMIT_MEMLOCK")
-_KEY_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd", "torch.linalg",
-                "numpy", "math", "random", "builtins", "os", "sys", "time", "typing", "functools", "itertools",
-                "collections", "operator", "warnings", "dataclasses", "copy")
-_SIGNALS = tuple(n for n in sorted(_signal.valid_signals()) if n not in (signal.SIGKILL, signal.SIGSTOP))
-_GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
-                 "_global_backward_pre_hooks", "_global_forward_hooks_always_called",
-                 "_global_forward_hooks_with_kwargs", "_global_module_registration_hooks",
-                 "_global_parameter_registration_hooks", "_global_buffer_registration_hooks")
-
-
-def _canary() -> bytes:
-    """The bytes of a few operations grading relies on (a linear map, scores, a causal mask, softmax, dropout with
-    a seed, a backward pass, a float32 product with a denormal), on fixed inputs, with the CPU generator's state
-    put back afterwards. Computed in the zygote and again before a child is kept: a kernel replaced through the
-    dispatcher, a global hook or mode, a changed default or flag shows as different bytes."""
-    import torch
-
-    state = torch.random.get_rng_state()
-    try:
-        g = torch.Generator().manual_seed(11)
-        x = torch.rand(2, 4, 3, generator=g, dtype=torch.float64).requires_grad_(True)
-        w, b = torch.rand(3, 3, generator=g, dtype=torch.float64), torch.rand(3, generator=g, dtype=torch.float64)
-        scores = (torch.nn.functional.linear(x, w, b) @ x.transpose(-2, -1)) / 3 ** 0.5
-        scores = scores.masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))
-        torch.default_generator.manual_seed(5)  # not torch.manual_seed: it also queues accelerator seeding
-        y = torch.nn.functional.dropout(torch.softmax(scores, dim=-1), 0.5, training=True) @ x
-        y.sum().backward()
-        small = torch.tensor([1e-40, 3.0], dtype=torch.float32) * torch.rand(2, generator=g)
-        parts = [t.detach().contiguous().numpy().tobytes() for t in (y, x.grad, small, x.float() @ w.float())]
-        return b"".join(parts)
-    finally:
-        torch.random.set_rng_state(state)
-
-
-class Reuse:
-    """What a child must be able to show before it serves the next stage of the same submission instead of a
-    fresh child: taken in the child before any learner code runs, compared after a stage (:meth:`changes`, an
-    empty list meaning the child may be kept), and the random generators put back as they were (:meth:`restore`).
-
-    The comparison covers the guard's flags (audit events, patched watched attributes, native code, any thread
-    or process ever started), more patchable attributes (:data:`RESET_MODULES`), the modules loaded (the ones
-    learner code imports not replaced, none removed, new ones only from the runtime), torch's global settings,
-    modes, module hooks and print options, the canary's bytes (:func:`_canary`), signal handlers, timers and the
-    blocked set, the interpreter's hooks and streams, warning filters, the collector's settings, rlimits, open
-    descriptors, working directory, umask, environment, priority, files left in the private directories, memory
-    grown by more than 64 MB and CPU time used beyond a tenth of the limit. Anything else a stage could leave behind is not seen: the judge asks for a fresh child
-    per stage with ``--isolate-stages``."""
-
-    def __init__(self, workdir: str, tmp: str, cpu_s: float | None):
-        import numpy
-        import torch
-
-        self.workdir, self.tmp = workdir, tmp
-        self.cpu_limit = 0.1 * float(cpu_s) if cpu_s else 6.0
-        self.torch, self.numpy = torch, numpy
-        # generators of modules already loaded only: loading numpy.random here (a dozen shared libraries) would
-        # cost every child its start and make each later native-code check read the maps
-        self.rng = [(torch.random.get_rng_state, torch.random.set_rng_state, torch.random.get_rng_state())]
-        for name, get, put in (("numpy.random", "get_state", "set_state"), ("random", "getstate", "setstate")):
-            module = sys.modules.get(name)
-            if module is not None:
-                self.rng.append((getattr(module, get), getattr(module, put), getattr(module, get)()))
-        # not a copy of sys.modules: touching every module object (its reference count) in a forked child copies
-        # the memory page each one lives on (about 1 500 pages); the ones learner code imports are kept, and the
-        # others are looked at only when the number of modules changed
-        self.modules = {name: sys.modules.get(name) for name in _KEY_MODULES}
-        self.n_modules = len(sys.modules)
-        self.memory = self._memory()
-        self.state = self._state()
-
-    @staticmethod
-    def _memory() -> tuple[int, int]:
-        return _status_kb("VmSize"), _status_kb("RssAnon")
-
-    def _state(self) -> dict:
-        import faulthandler
-        import gc
-        import resource
-        import warnings
-
-        t = self.torch
-        probes = {
-            "default dtype": lambda: t.get_default_dtype(),
-            "default device": lambda: str(t.get_default_device()) if hasattr(t, "get_default_device") else None,
-            "grad mode": t.is_grad_enabled,
-            "inference mode": t.is_inference_mode_enabled,
-            "deterministic algorithms": lambda: (t.are_deterministic_algorithms_enabled(),
-                                                 t.is_deterministic_algorithms_warn_only_enabled(),
-                                                 t.get_deterministic_debug_mode()),
-            "threads": lambda: (t.get_num_threads(), t.get_num_interop_threads()),
-            "anomaly mode": lambda: (t.is_anomaly_enabled(), t.is_anomaly_check_nan_enabled()),
-            "autocast": lambda: _autocast_cpu(t),
-            "torch function modes": t._C._len_torch_function_stack,
-            "torch dispatch modes": lambda: t._C._len_torch_dispatch_stack(),
-            "matmul precision": t.get_float32_matmul_precision,
-            "mkldnn": lambda: t.backends.mkldnn.enabled,
-            "module hooks": lambda: tuple(len(getattr(sys.modules["torch.nn.modules.module"], n, ()))
-                                          for n in _GLOBAL_HOOKS),
-            "numpy errors": lambda: tuple(sorted(self.numpy.geterr().items())),
-            "print options": lambda: (tuple(sorted(vars(sys.modules["torch._tensor_str"].PRINT_OPTS).items())),
-                                      tuple(sorted(self.numpy.get_printoptions().items()))),
-            "recursion limit": sys.getrecursionlimit,
-            "switch interval": sys.getswitchinterval,
-            "trace or profile function": lambda: (sys.gettrace(), sys.getprofile()),
-            "standard streams": lambda: (sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__),
-            "interpreter hooks": lambda: (sys.displayhook, sys.excepthook, sys.unraisablehook, sys.breakpointhook,
-                                          sys.get_asyncgen_hooks()),
-            "import system": lambda: (tuple(sys.path), tuple(sys.meta_path), tuple(sys.path_hooks)),
-            "warning filters": lambda: (tuple(warnings.filters), warnings.showwarning),
-            "garbage collector": lambda: (gc.isenabled(), gc.get_threshold()),
-            "faulthandler": faulthandler.is_enabled,
-            "signal handlers": lambda: tuple(map(_signal.getsignal, _SIGNALS)),
-            "timers": lambda: tuple(signal.getitimer(w) for w in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
-                                                                  signal.ITIMER_PROF)),
-            "blocked signals": lambda: tuple(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, []))),
-            "rlimits": lambda: tuple(resource.getrlimit(getattr(resource, n)) for n in _RLIMITS
-                                     if hasattr(resource, n)),
-            "open files": lambda: tuple(sorted(_os_listdir("/proc/self/fd"))),
-            "working directory": os.getcwd,
-            "umask": _umask,
-            "environment": lambda: dict(getattr(os.environ, "_data", os.environ)),
-            "priority": lambda: os.getpriority(os.PRIO_PROCESS, 0),
-            "files": lambda: (tuple(sorted(_os_listdir(self.workdir))), tuple(sorted(_os_listdir(self.tmp)))),
-        }
-        out = {}
-        for name, probe in probes.items():
-            try:
-                out[name] = probe()
-            except Exception as exc:  # noqa: BLE001 - an unreadable setting is compared as that
-                out[name] = ("unreadable", type(exc).__name__)
-        return out
-
-    def changes(self, guard: Guard) -> list[str]:
-        """Why this child may not serve another stage (empty: it may)."""
-        import resource
-
-        why = sorted(guard.events)
-        if guard.added_hooks:
-            why.append("an audit hook was added")
-        why += changed_since(guard.baseline) + changed_since(guard.reset_baseline)
-        why += sorted(guard._foreign_code())
-        if guard.tasks_started() is not False:
-            why.append("a thread or process was started (or that cannot be told)")
-        modules = sys.modules
-        if any(modules.get(name) is not module for name, module in self.modules.items()):
-            why.append("a module learner code imports was replaced or removed")
-        if len(modules) < self.n_modules:
-            why.append("modules were removed")
-        elif len(modules) > self.n_modules:
-            # the new ones are the last keys (dicts keep insertion order): only those are looked at
-            for name in list(islice(reversed(modules), len(modules) - self.n_modules)):
-                if not _runtime_module(modules.get(name), guard.runtime_dirs):
-                    why.append(f"module {str(name)[:60]} is not one of the runtime's")
-        now = self._state()
-        why += [f"changed: {name}" for name, value in self.state.items() if now.get(name) != value]
-        size, anon = self._memory()
-        if size - self.memory[0] > 64 * 1024 or anon - self.memory[1] > 64 * 1024:
-            why.append("memory grew by more than 64 MB")
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        if usage.ru_utime + usage.ru_stime > self.cpu_limit:
-            why.append("CPU time used")
-        try:
-            same = guard.canary is not None and _canary() == guard.canary
-        except BaseException:  # noqa: BLE001 - whatever broke the canary broke the child
-            same = False
-        if not same:
-            why.append("torch no longer computes as in a fresh child")
-        return why
-
-    def restore(self) -> None:
-        """The random generators as they were when the child started; the output file emptied."""
-        for _, put, state in self.rng:
-            put(state)
-        try:
-            os.ftruncate(1, 0)
-            os.lseek(1, 0, os.SEEK_SET)
-        except OSError:
-            pass
-
-
-def _runtime_module(module, runtime_dirs: tuple) -> bool:
-    """A module loaded by the import system from the read-only runtime (or built into the interpreter), not one
-    made by learner code."""
-    spec = getattr(module, "__spec__", None)
-    origin = getattr(spec, "origin", None)
-    if origin in ("built-in", "frozen"):
-        return True
-    if not isinstance(origin, str):  # a namespace package: every folder of it in the runtime
-        paths = list(getattr(spec, "submodule_search_locations", None) or [])
-        return bool(paths) and all(str(p).startswith(runtime_dirs) for p in paths)
-    return origin.startswith(runtime_dirs) and getattr(module, "__file__", origin) == origin
-
-
-def _autocast_cpu(torch) -> bool:
-    try:
-        return torch.is_autocast_enabled("cpu")
-    except TypeError:  # torch before 2.4
-        return torch.is_autocast_cpu_enabled()
-
-
-def _umask() -> int:
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
-
-
-def _reset(executor: "Executor", guard: Guard | None, reuse: Reuse | None) -> list[str]:
-    """After a stage: forget its module and objects, let their finalisers run now, then say whether this child
-    may serve the next stage (see :class:`Reuse`)."""
-    import gc
-    import types
-
-    if guard is None or reuse is None:
-        return ["this child is not kept"]
-    executor.namespace = None
-    executor.handles.clear()
-    sys.modules.pop("student_stage", None)
-    gc.collect()  # the stage's cycles (its modules hold some) end here, not during the next stage
-    why = reuse.changes(guard)
-    if not why:
-        reuse.restore()
-        sys.modules["__main__"] = types.ModuleType("__main__")
-    return why
-
-
 # ───────────────────────────── child process ─────────────────────────────
 
 
-def serve(sock: socket.socket, guard: Guard | None = None, reuse: Reuse | None = None) -> None:
-    """Answer requests on ``sock`` until the judge says goodbye or hangs up. After a ``reset`` (the judge is done
-    with a stage) the child either serves the next stage's ``load``, with its own key, or ends (see
-    :class:`Reuse`)."""
+def serve(sock: socket.socket, guard: Guard | None = None) -> None:
+    """Answer requests on ``sock`` until the judge says goodbye or hangs up (one stage of one submission)."""
     executor = Executor(guard)
     key = None
     while True:
@@ -1423,16 +1176,7 @@ def serve(sock: socket.socket, guard: Guard | None = None, reuse: Reuse | None =
         if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
             key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
         rid = req.get("id")
-        ending = False
-        if req.get("op") == "reset":
-            try:
-                why = _reset(executor, guard, reuse)
-            except BaseException:  # noqa: BLE001 - whatever broke the check, this child is not kept
-                why = ["the check could not be made"]
-            reply, out, ending = {"ok": True, "clean": not why, "why": why[:8]}, b"", bool(why)
-            executor = Executor(guard)
-        else:
-            reply, out = executor.handle(req, blob)
+        reply, out = executor.handle(req, blob)
         try:
             if len(out) > MAGIC_LIMIT:
                 reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
@@ -1453,10 +1197,6 @@ def serve(sock: socket.socket, guard: Guard | None = None, reuse: Reuse | None =
             _sendall(sock, frame)
         except (OSError, ValueError):
             return
-        if req.get("op") == "reset":
-            if ending:
-                return
-            key = None  # the next stage's load brings its own
 
 
 def _apply_limits(limits: dict) -> None:
@@ -1500,34 +1240,117 @@ def _status_kb(field: str, pid: str = "self") -> int:
     return 4 << 20
 
 
-def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None) -> None:
-    """In the forked child: own session, private directory, output to a capped file, limits, then serve."""
+# signals a forked process must not meet at their default action in the zygote: faults (a real one ends it)
+# and SIGCHLD (its children's ends are collected); every other catchable signal is ignored there
+_ZYGOTE_DEFAULT_SIGNALS = frozenset({signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
+                                     signal.SIGSYS, signal.SIGTRAP, signal.SIGABRT})
+_CATCHABLE = tuple(s for s in sorted(_signal.valid_signals()) if s not in (signal.SIGKILL, signal.SIGSTOP))
+
+
+def _ignore_signals() -> None:
+    """In the zygote: no signal that learner code (or anything else) can send ends or interrupts it. Python's
+    own SIGINT handler would raise KeyboardInterrupt in it, which the PID-1 protection does not stop."""
+    for sig in _CATCHABLE:
+        try:
+            signal.signal(sig, signal.SIG_DFL if sig in _ZYGOTE_DEFAULT_SIGNALS else signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
+def _default_signals() -> None:
+    """In a child, before learner code: every signal at its default action (as in a new process), except
+    SIGXFSZ, ignored so that a flood of prints fails the write, not the process."""
+    for sig in _CATCHABLE:
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+_LIBC = None  # libc through ctypes, loaded by the zygote (a child must not load a library of its own)
+_CLONE_NEWIPC = 0x08000000
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+def _libc():
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+def _own_ipc_namespace() -> bool:
+    """A SysV IPC namespace of this process's own (shared memory, semaphores, message queues): nothing another
+    student's process created is visible, nothing this one creates outlives it. Needs CAP_SYS_ADMIN (the
+    zygote's, as root); False where it cannot be had."""
+    import ctypes
+
+    try:
+        return _libc().unshare(_CLONE_NEWIPC) == 0
+    except (OSError, AttributeError, ctypes.ArgumentError):
+        return False
+
+
+def _drop_privileges(uid: int | None) -> None:
+    """Become ``uid`` for good (real, effective and saved ids; no supplementary groups, no capabilities left),
+    then set no-new-privileges; raises when any step did not hold: learner code never runs with more."""
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+            raise PermissionError(f"could not become uid {uid}")
+    if _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise PermissionError("could not set no-new-privileges")
+    if uid is not None:
+        _clear_capabilities()
+
+
+def _clear_capabilities() -> None:
+    """No capability in any set (the inheritable ones bubblewrap gave the zygote included): capset(2) with zeros,
+    which any process may do to itself."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: two 32-bit words each
+    if _libc().capset(header, data) != 0:
+        raise PermissionError("could not clear capabilities")
+
+
+def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None, uid: int | None, ipc: bool) -> None:
+    """In the forked child: own session, default signals, private directory, output to a capped file, limits,
+    own IPC namespace, the slot's uid (when the zygote is root), then serve. Nothing of the learner's runs
+    before every one of these steps has held; a step that fails ends the child (the stage fails)."""
     try:
         os.setsid()
-        os.makedirs(workdir, exist_ok=True)
+        _default_signals()
+        os.makedirs(workdir, mode=0o700, exist_ok=True)
+        if uid is not None:
+            os.chown(workdir, uid, uid)
         os.chdir(workdir)
         os.environ["HOME"] = workdir
         os.environ["TMPDIR"] = workdir
-        fd = os.open(os.path.join(workdir, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(os.path.join(workdir, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of prints fails the write, not the process
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
         limits = req.get("limits", {})
-        _apply_limits(limits)
-        reuse = None
+        _apply_limits(limits)  # before the uid changes: hard limits the learner's uid can never raise again
+        if ipc and not _own_ipc_namespace():
+            raise PermissionError("no IPC namespace of its own")
+        _drop_privileges(uid)
+        _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
         if guard is not None:
             import types
 
             # the worker's own module is no longer importable by name; learner code starts from scratch
             _KEEP.append(sys.modules.get("__main__"))
             sys.modules["__main__"] = types.ModuleType("__main__")
-            if limits.get("reuse") and guard.canary is not None:
-                reuse = Reuse(workdir, os.path.dirname(workdir), limits.get("cpu_s"))
             guard.install()
-        serve(rpc, guard, reuse)
+        serve(rpc, guard)
     finally:
         _os_exit(0)
 
@@ -1535,12 +1358,11 @@ def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None) -> 
 _KEEP: list = []
 
 
-def _processes(pid_namespace: bool, own_uid: bool, me: int) -> list[int]:
+def _processes(pid_namespace: bool, uid: int | None, me: int) -> list[int]:
     """Processes the learner may have left behind: everything else in the sandbox's PID namespace; without
     one, every descendant of the zygote (a child subreaper: double-forked daemons are re-parented to it, not
-    lost) and, with a dedicated uid, every process of that uid."""
+    lost) and, with a dedicated ``uid`` (the children's), every process of that uid."""
     found = []
-    uid = os.getuid()
     parents = {}
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == me or (pid_namespace and int(name) == 1):
@@ -1552,7 +1374,7 @@ def _processes(pid_namespace: bool, own_uid: bool, me: int) -> list[int]:
         try:
             with open(f"/proc/{pid}/stat", "rb") as fh:
                 parents[pid] = int(fh.read().rsplit(b")", 1)[1].split()[1])
-            if own_uid and os.stat(f"/proc/{pid}").st_uid == uid:
+            if uid is not None and os.stat(f"/proc/{pid}").st_uid == uid:
                 found.append(pid)
         except (OSError, ValueError, IndexError):
             pass
@@ -1631,8 +1453,9 @@ def _wipe(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _wipe_contents(folder: str) -> None:
-    """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next."""
+def _wipe_contents(folder: str, keep: tuple = ()) -> None:
+    """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next. Entries that lead
+    to a path in ``keep`` (the runtime, when it lies under /tmp and is mounted there read-only) stay."""
     import shutil
 
     try:
@@ -1641,6 +1464,8 @@ def _wipe_contents(folder: str) -> None:
         return
     for name in entries:
         path = os.path.join(folder, name)
+        if any(k.startswith(path.rstrip("/") + "/") for k in keep):
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
         else:
@@ -1745,52 +1570,67 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
-def _collapse_heap() -> None:
-    """Back the warm zygote's large anonymous regions with huge pages (MADV_COLLAPSE, Linux 6.1+; a no-op
-    elsewhere): a fork then copies one page-table entry per 2 MB instead of 512, and a child's exit unmaps as
-    few. Measured here: fork and exit of a child 7-8 ms of CPU before, about 3-4 ms after. A child's write
-    still copies only the 4 KB page it touches."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
-        madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        with open("/proc/self/maps") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, AttributeError):
-        return
-    huge = 1 << 21
-    for line in lines:
-        parts = line.split(None, 5)
-        if len(parts) < 5 or parts[1] != "rw-p" or (len(parts) == 6 and parts[5].strip() not in ("", "[heap]")):
-            continue
-        low, high = (int(x, 16) for x in parts[0].split("-"))
-        start, end = (low + huge - 1) & ~(huge - 1), high & ~(huge - 1)
-        if end - start >= huge:
-            madvise(start, end - start, 25)  # MADV_COLLAPSE; failures (old kernel, no THP) change nothing
-
-
 def _set_dumpable(flag: bool) -> None:
     """PR_SET_DUMPABLE: a non-dumpable zygote cannot be ptraced and its /proc files (memory, fds) are closed
     to the children, which run under the same uid."""
     _prctl(4, int(flag))
 
 
-def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: bool = False) -> None:
-    """Serve fork requests from the judge: a fresh child per submission, and per stage after any trace (the
-    judge keeps a child for the next stage only after it has shown itself clean: see :class:`Reuse`).
+OUTPUT_TAIL = 2000  # bytes of a child's output shown to the learner
+
+
+def read_tail(directory: str, name: str, limit: int = OUTPUT_TAIL) -> bytes:
+    """The last ``limit`` bytes of ``directory/name``, a file in a child's area (which learner code controls):
+    opened without following a link and without blocking (a FIFO), read only when it is a regular file, and
+    never more than ``limit`` bytes (a link to /dev/zero, a sparse giant). Anything else reads as nothing."""
+    import stat
+
+    try:
+        fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        start = max(0, info.st_size - limit)
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.pread(fd, left, start + limit - left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _probe_ipc() -> bool:
+    """Whether a forked child can have a SysV IPC namespace of its own (asked once, by a throwaway fork)."""
+    pid = os.fork()
+    if pid == 0:
+        _os_exit(0 if _own_ipc_namespace() else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int | None = None) -> None:
+    """Serve fork requests from the judge: a fresh child for every stage of every submission.
 
     The control socket is SOCK_SEQPACKET, so each JSON message is one packet; a fork request carries the
     child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
     of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and kills
     the lot when it is exceeded. After each child, every process the child left behind is killed and the
-    sandbox's /tmp is emptied.
+    sandbox's /tmp is emptied. ``uid``: the unprivileged uid each child becomes before learner code runs (the
+    zygote itself is then root, inside the sandbox when there is one).
     """
     import gc
     import select
 
+    _ignore_signals()
     # no cyclic collection while torch is imported and warmed up: the collector would walk its hundreds of
     # thousands of new objects again and again (about 0.15 CPU s of each worker's start); one collection below,
     # then the heap is frozen and the collector switched back on for the children
@@ -1798,25 +1638,23 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     warm_up()
     _guard_python_entry_points()
     guard_baseline = snapshot()
-    reset_baseline = snapshot(RESET_MODULES, RESET_CLASSES)
-    import torch
-
-    canary = None if _accelerators(torch) else _canary()  # no child is kept for a second stage with an accelerator
     runtime = _runtime_dirs()
     _set_dumpable(False)
     if not pid_namespace:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
     import resource  # noqa: F401 - loaded here, not in each child's _apply_limits: a child maps no new code
 
+    _libc()
+    ipc = _probe_ipc()
     # after the last library the zygote loads (ctypes, for the prctls): a child starts with exactly these maps
     clean_maps, clean_exec_kb = _clean_maps(runtime)
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
-    _collapse_heap()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
-    control.send(dumps({"op": "ready", "pid": me}).encode())
+    control.send(dumps({"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
+                        "pid_namespace": pid_namespace}).encode())
     counter = 0
     while True:
         try:
@@ -1843,14 +1681,13 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
         pid = os.fork()
         if pid == 0:
             control.close()
-            _set_dumpable(True)
-            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb, pid_namespace,
-                                            reset_baseline, canary))
+            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb, pid_namespace),
+                   uid, ipc)
         rpc.close()
         pidfd = os.pidfd_open(pid)
 
         def tree():
-            return _processes(pid_namespace, own_uid, me)
+            return _processes(pid_namespace, uid, me)
 
         killed = why = None
         while True:
@@ -1879,17 +1716,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
             pass
         _kill_all(tree)  # whatever the child left behind, detached or not
         _reap()
-        tail = ""
-        try:
-            with open(os.path.join(workdir, ".output"), "rb") as fh:
-                fh.seek(0, 2)
-                size = fh.tell()
-                fh.seek(max(0, size - 2000))
-                tail = fh.read().decode("utf-8", "replace")
-        except OSError:
-            pass
+        tail = read_tail(workdir, ".output").decode("utf-8", "replace")
         _wipe(workdir)
-        _wipe_contents(base_tmp)
+        _wipe_contents(base_tmp, keep=runtime)
         info = {"op": "exited", "killed": bool(killed), "output_tail": tail}
         if why:
             info["reason"] = why
@@ -1897,7 +1726,10 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
             info["signal"] = os.WTERMSIG(status)
         else:
             info["code"] = os.WEXITSTATUS(status)
-        control.send(dumps(info).encode())
+        try:
+            control.send(dumps(info).encode())
+        except OSError:  # the judge is gone (SIGPIPE is ignored here: the send fails instead)
+            return
 
 
 def main(argv: list[str]) -> None:
@@ -1906,12 +1738,12 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--pid-namespace", action="store_true")
-    parser.add_argument("--own-uid", action="store_true", help="the worker runs under a uid of its own")
+    parser.add_argument("--uid", type=int, default=None,
+                        help="the unprivileged uid every child becomes before learner code runs (zygote: root)")
     parser.add_argument("--tmp", default="/tmp")
     opts = parser.parse_args(argv)
     control = socket.socket(fileno=opts.control_fd)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    zygote(control, opts.pid_namespace, opts.tmp, opts.own_uid)
+    zygote(control, opts.pid_namespace, opts.tmp, opts.uid)
     _os_exit(0)  # at once: no interpreter teardown (torch's takes seconds), nothing left to flush
 
 
