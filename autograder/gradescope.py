@@ -12,11 +12,13 @@ Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once (
 
 ``gradescope run`` grades the submission exactly as ``python -m autograder grade`` grades one student: the
 stage files (or one notebook, or per-stage notebooks; a single sub-folder is looked into), read by
-:mod:`autograder.collect`, each stage in a fresh sandboxed child (bubblewrap when the image allows user
-namespaces, otherwise the plain fallback under a uid of its own: the source and submission folders are then
-closed to that uid before any learner code runs). ``results.json`` follows Gradescope's documented format:
-``score``, ``output``, ``tests[]`` (``name``, ``score``, ``max_score``, ``status``, ``output``,
-``visibility``), ``extra_data`` (the seed of the hidden inputs, the isolation used).
+:mod:`autograder.collect`, each stage in a fresh sandboxed child (bubblewrap when the image allows it; otherwise
+the reduced fallback, which still grades: learner code runs under a uid of its own, never root, and the
+autograder's own source, submission and results folders are closed to that uid before any learner code runs).
+``results.json`` follows Gradescope's documented format: ``score``, ``output``, ``tests[]`` (``name``,
+``score``, ``max_score``, ``status``, ``output``, ``visibility``), ``extra_data`` (the seed of the hidden
+inputs, ``isolation`` in words and ``sandbox`` field by field: ``level`` is ``bubblewrap`` or ``reduced``);
+what the sandbox lacks is also said in ``output``, which the learner sees.
 
 Every path derives from ``$AUTOGRADER_ROOT`` (default ``/autograder``), so a test can run ``run_autograder``
 against a simulated tree; ``$AUTOGRADER_PYTHON`` overrides the interpreter.
@@ -49,8 +51,8 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q python3 python3-venv python3-pip
-# bubblewrap is the sandbox; without it (or where the image forbids user namespaces) learner code runs in the
-# plain fallback, under a uid of its own, and results.json says so in extra_data.isolation
+# bubblewrap is the sandbox; without it (or where the image forbids namespaces) learner code runs in the reduced
+# fallback, under a uid of its own, and results.json says so (output, extra_data.isolation, extra_data.sandbox)
 apt-get install -y -q bubblewrap || echo "WARNING: bubblewrap could not be installed"
 python3 -m venv --system-site-packages "$ROOT/venv"  # keeps a torch the image may already have
 PY="$ROOT/venv/bin/python"
@@ -213,7 +215,8 @@ def _seed(meta: dict) -> int:
 
 
 def _close_to_others(*folders: Path) -> None:
-    """As root: only root may enter these folders, so a sandbox uid (the plain fallback) cannot read them."""
+    """As root, in the reduced fallback (no bubblewrap, which would not mount them at all): only root may enter
+    these folders of the autograder's own tree, so the sandbox's uid cannot read them."""
     if os.geteuid() != 0:
         return
     for folder in folders:
@@ -247,17 +250,22 @@ def run(root: Path, *, timeout: float | None = None) -> dict:
     else:
         collected = collect_student(course, folder, student)
         sub, notes = collected.submission(), list(collected.notes)
-    _close_to_others(source, submission, results)
     limits = Limits(call_timeout=timeout) if timeout else Limits()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sandbox = Sandbox(limits).start()
+    if sandbox.kind != "bwrap":
+        _close_to_others(source, submission, results)
+    for w in caught:
+        if issubclass(w.category, SandboxWarning):
+            print(f"WARNING: {w.message}", file=sys.stderr)
     try:
         result = grade(course, [sub], seed=_seed(meta), sandbox=sandbox)[0]
     finally:
         sandbox.close()
     notes += [str(w.message) for w in caught if issubclass(w.category, SandboxWarning)]
     data = gradescope_results(result, notes=notes)
+    data.setdefault("extra_data", {})["sandbox"] = {k: v for k, v in sandbox.info.items()}
     data["execution_time"] = round(time.monotonic() - started, 2)
     tmp = results / f".results.json.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(data, indent=2, allow_nan=False))

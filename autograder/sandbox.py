@@ -1,19 +1,23 @@
 """The judge's side of the sandbox: start the warm worker under bubblewrap and talk to learner code.
 
-What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Each point is exercised by a case in
-``tests/test_hostile.py`` (attackers graded by the real runner next to honest students) or ``tests/test_sandbox.py``.
+What the sandbox covers. Each point is exercised by a case in ``tests/test_hostile.py`` (attackers graded by
+the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURITY.md`` names the test for each.
 
-- **A fresh process per submission, and per stage whenever the last one left a trace**, forked from a warm
-  zygote that imported torch once. A crash, an exit (``sys.exit``, ``os._exit``), a signal (segfault), a hang,
-  an exhausted limit or a flood of output ends that child only: the stage's remaining checks get a new child (up
-  to ``Limits.max_restarts``, then they are skipped), while other stages and other students get their own
-  children and are graded as if nothing happened. A child that served a stage without any of these serves the
-  next stage of the same submission only after it has shown that the stage changed nothing a later one could
-  notice (:class:`autograder.worker.Reuse` lists what is compared: the guard's flags, patched attributes, loaded
-  modules, torch's settings, hooks and kernels, signals, limits, descriptors, files, memory...); otherwise, and
-  always with ``Limits.fresh_stages`` (``grade --isolate-stages``), the next stage gets a fresh child. Keeping
-  the child saves about a quarter of a class's grading time (a fork, copy-on-write faults, a cold start and an
-  exit per stage); a child is never kept from one submission to the next.
+- **A fresh process for every stage of every submission**, forked from a warm zygote that imported torch once.
+  No child serves two stages or two submissions. A crash, an exit (``sys.exit``, ``os._exit``), a signal
+  (segfault), an exhausted limit or a flood of output ends that child only: the stage's remaining checks get a
+  new child (up to ``Limits.max_restarts``, then they are skipped). A timeout ends the stage: its remaining
+  checks are skipped with a message, so a hang costs one timeout per stage. Other stages and other students get
+  their own children and are graded as if nothing happened.
+- **Learner code is never root.** When the judge is root, bubblewrap is started as root without a user
+  namespace (a uid mapped in one that root makes is still root outside) and each forked child, before any
+  learner code runs, unshares its own SysV IPC namespace, applies its rlimits, drops to the slot's own uid
+  (``UID_BASE`` + slot: setgroups, setresgid, setresuid), sets no-new-privileges and clears every capability;
+  the zygote keeps only the capabilities it needs for that (:data:`ZYGOTE_CAPS`). The interpreter may live in a
+  folder the uid cannot enter (root's 0700 home, a 0700 temporary clone): inside the sandbox the folders above
+  each mount point are made 0755; the host's folders are never changed. When the judge is not root, learner
+  code runs under the judge's own uid (mapped by bubblewrap's user namespace), and a :class:`SandboxWarning`
+  says so.
 - **Nothing of the judge's is visible.** The sandbox's filesystem holds the Python runtime, its packages and a
   copy of ``worker.py``, all read-only: no repository, graders, oracles, solutions, results folder or other
   students' files (if the autograder package itself lies inside a mounted runtime folder, an empty tmpfs covers
@@ -21,23 +25,26 @@ What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Eac
   writes reaches the next; ``/`` and ``/dev`` are read-only. The learner's file arrives as a string and is
   executed from it (``python -I``, private working directory), so no planted ``conftest.py``,
   ``sitecustomize.py`` or ``torch.py`` is ever on an import path, and the judge's pytest ignores them too.
-- **Own namespaces** (``--unshare-all``): no network (a fresh network namespace), no view of the judge's
-  processes, no further user namespaces. The zygote is PID 1 of the sandbox's PID namespace, which the kernel
-  protects from every signal sent from inside: ``os.kill(os.getppid(), SIGKILL)`` and ``kill(-1, SIGKILL)`` do
-  nothing to it. It is not dumpable, so children cannot ptrace it or open its memory or descriptors. If the
-  zygote is lost anyway, the stage fails cleanly and the next fork starts a new one.
+- **Own namespaces**: mount, PID, network (none at all), IPC and UTS for the sandbox, and a SysV IPC namespace
+  per child (shared memory, message queues and semaphores of one student are not there for the next). The
+  zygote is PID 1 of the sandbox's PID namespace and ignores every catchable signal it does not need (Python's
+  SIGINT handler would otherwise raise in it); as root, the children run under another uid and cannot signal
+  it at all. Children get default signal handlers back. It is not dumpable, so children cannot ptrace it or open
+  its memory or descriptors. If the zygote is lost anyway, the stage fails cleanly and the next fork starts a
+  new one.
 - **No survivors.** After each child the zygote kills every other process in the namespace (double-forked,
   ``setsid`` daemons included) and collects them before the next child starts; when the judge closes the
   sandbox or dies, bubblewrap (``--die-with-parent``) takes the whole namespace down, and a root judge finally
   kills whatever still runs under the sandbox's uid.
 - **Limits.** Per process: ``RLIMIT_AS`` (``Limits.memory_mb`` beyond what the warm zygote maps),
   ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` (largest file; prints included: stdout and stderr go to a capped file in the
-  child's private directory), ``RLIMIT_NOFILE``, and ``RLIMIT_NPROC`` (``Limits.nproc`` processes and threads,
-  counted inside the sandbox's user namespace). When the judge runs as root the sandbox also gets an
-  unprivileged uid of its own (60000 + slot). Per call: a wall-clock timeout (the import included), after
-  which the child and everything it started are killed. For the whole sandbox: the zygote sums the private
-  memory of every process the child started, ten times a second, and kills them all beyond
-  ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
+  child's private directory), ``RLIMIT_NOFILE``, and ``RLIMIT_NPROC`` (``Limits.nproc`` processes and threads
+  of the child's uid: it binds only an uid of the sandbox's own, i.e. with a root judge). Per call: a wall-clock
+  timeout (the import included), after which the child and everything it started are killed. For the whole
+  sandbox: the zygote sums the private memory of every process the child started, ten times a second, and kills
+  them all beyond ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
+- **What the zygote reads from a child's folder** (its output file) is opened without following links, without
+  blocking, only when it is a regular file, and read with a bound (:func:`autograder.worker.read_tail`).
 - **Only data comes back.** Replies are JSON plus raw array bytes (never pickle), checked against a whitelist of
   dtypes and shapes. Each reply is signed (HMAC) with a key the worker received before the learner's module
   ran, so bytes that learner code writes into the socket are rejected; frames are bounded in size and time, so
@@ -46,45 +53,29 @@ What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Eac
   ``tolist`` cannot lie. The verdict is made here, from values computed here: there are no expected values
   inside the sandbox to find, and patching torch, numpy, pytest or builtins there changes nothing the judge
   decides.
-- **The operation record** (``record=True``): ATen ops on every thread, from the profiler's C++ bindings, and
-  Python-level entry points (``F.multi_head_attention_forward`` leaves a marker even with torch function
-  handling disabled). Every alias of a fused kernel is caught: ``torch.ops.aten``, ``torch._C._nn``,
-  ``getattr``, ``exec``, threads, ``torch.nn.MultiheadAttention``, the fused fast paths. Under bubblewrap a
-  call made while the child has never started a thread or process is recorded by the calling thread's (legacy)
-  profiler, about 0.5 ms cheaper than a Kineto session: the child's PID namespace proves it (each new thread or
-  process takes the namespace's next PID, which learner code cannot reset), and a thread or process started
-  during the call makes the record untrustworthy (``tampered: threads``). Once the child has started one (or
-  without a PID namespace, or with an accelerator) a Kineto session records every thread instead. The worker uses only
-  references captured before learner code ran, the profiler's controls are withheld from learner code, and
-  random start and end markers prove the session was neither stopped nor restarted. ``record["tampered"]``
-  (also in ``record["forbidden"]`` as ``"tampered:<what>"``) lists what makes the record untrustworthy:
-  replaced attributes of torch, ``torch.nn.functional``, the profiler, ``torch.Tensor``, builtins, json or numpy
-  (compared with a snapshot taken before learner code ran); memory introspection (``gc.get_objects`` and
-  friends, ctypes addresses, ``/proc/*/mem``: refused as well); tracing; frames taken by the learner's own code;
-  starting processes (or threads, while a single-thread record runs); ``torch.compile`` or C++ extensions;
-  native code mapped from a writable place.
+- **The isolation in force is recorded** per sandbox (:attr:`Sandbox.info`, field by field, and
+  :attr:`Sandbox.isolation`, in words): it reaches every result (``results.json``'s ``extra_data``,
+  ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
 What it does not cover:
 
-- The operation record is made in the process that runs the learner's code, so it is a strong deterrent, not a
-  proof. A learner who reaches the worker's internals through a frame obtained without an audit event (the
-  ``frame`` argument of a signal handler, for one) or who writes memory with ``ctypes.memmove`` at an address
-  from ``id()`` can forge it. Value checks do not depend on it.
-- Copying torch's own Python code (the body of ``multi_head_attention_forward``, say) is ordinary tensor code to
-  the record: a plagiarism question, not a sandbox one.
+- Which operations the learner's code used ("written by hand", "vectorised"): the record made inside the
+  learner's process is being replaced by judge-side evidence, described in ``SECURITY.md``.
 - CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
-  installed); the GPU driver (``/dev/nvidia*`` is passed through when present, and the data segment is then
-  limited instead of the address space, which CUDA's reservations would exhaust: this path is not exercised by
-  the tests on CPU-only machines).
-- **Without bubblewrap** (macOS, Windows, containers that forbid user namespaces, such as some Gradescope
-  images) the worker is a plain subprocess and a loud ``SandboxWarning`` says so. What remains: the fresh child
-  per stage, the rlimits (``RLIMIT_NPROC`` then counts all of the user's processes, so it is set relative to
-  their number), timeouts, the memory budget, signed array-only replies, the record's guards, and cleanup of
-  everything the child started (the zygote is a child subreaper, so daemons are found). What is lost: the
-  filesystem view (learner code reads whatever the uid may read; a root judge runs it under a uid of its own
-  and the Gradescope runner closes its source and submission folders to that uid first), the network, and the
-  zygote's protection: a child can kill it (it is then restarted), and without a uid of its own ``kill(-1)``
-  reaches every process of the judge's user.
+  installed; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
+  the host allows unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
+  data segment is then limited instead of the address space, which CUDA's reservations would exhaust: this path
+  is not exercised by the tests on CPU-only machines).
+- **Without bubblewrap** (macOS, Windows, containers that forbid namespaces, such as some Gradescope images)
+  the worker is a plain subprocess, grading still happens, and a loud ``SandboxWarning`` and the recorded
+  isolation (level ``reduced``) say so. What remains: a fresh child per stage, a root judge's children under
+  their own uid (and their own IPC namespace), the rlimits (``RLIMIT_NPROC``, without a uid of the sandbox's
+  own, then counts all of the user's processes, so it is set relative to their number), timeouts, the memory
+  budget, signed array-only replies, and cleanup of everything the child started (the zygote is a child
+  subreaper, so daemons are found). What is lost: the filesystem view (learner code reads whatever its uid may
+  read, and can import only modules the zygote loaded or that its uid can reach; the Gradescope runner closes
+  its own source and submission folders to that uid first), the network, and the PID namespace; without a uid
+  of its own, a child can signal the zygote and every process of the judge's user.
 - Notebooks (:class:`LocalStudent`) run learner code in the kernel itself: no isolation at all.
 """
 

@@ -108,8 +108,8 @@ def _tree(tmp: Path, autograder_zip: Path) -> Path:
     return root
 
 
-def _run_autograder(root: Path) -> dict:
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+def _run_autograder(root: Path, **extra_env) -> dict:
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, **extra_env)
     env.pop("PYTHONPATH", None)
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
                           text=True, timeout=600)
@@ -140,8 +140,25 @@ def test_run_autograder_grades_stage_files_in_a_simulated_tree(tmp_path, autogra
     assert "conftest.py" in data["output"]  # listed as ignored
     assert set(data["extra_data"]["seeds"]) >= {"loop_average", "tril_average"}
     assert data["extra_data"]["isolation"]
-    if os.geteuid() == 0:  # the judge's folders were closed to the sandbox's uid before learner code ran
-        assert stat.S_IMODE((root / "source").stat().st_mode) == 0o700
+    if os.geteuid() == 0:  # learner code ran under a uid of its own, never root
+        assert data["extra_data"]["sandbox"]["learner_uid"] >= 60000 and data["extra_data"]["sandbox"]["own_uid"]
+        if not data["extra_data"]["sandbox"]["bubblewrap"]:  # the folders were closed to that uid first
+            assert stat.S_IMODE((root / "source").stat().st_mode) == 0o700
+
+
+@pytest.mark.slow
+def test_run_autograder_still_grades_without_bubblewrap_and_says_so(tmp_path, autograder_zip):
+    """A host without bubblewrap (or without user namespaces) still gets a results.json: graded in the reduced
+    fallback, which results.json reports (extra_data and the output the learner sees)."""
+    root = _tree(tmp_path, autograder_zip)
+    shutil.copy(ROOT / "solutions" / "01_loop_average.py", root / "submission" / "01_loop_average.py")
+    data = _run_autograder(root, AUTOGRADER_NO_BWRAP="1")
+    assert sum(t["score"] for t in data["tests"] if t["name"].startswith("loop_average:")) == pytest.approx(10)
+    assert data["extra_data"]["sandbox"]["level"] == "reduced" and not data["extra_data"]["sandbox"]["bubblewrap"]
+    assert data["extra_data"]["isolation"].startswith("REDUCED, no bubblewrap")
+    assert "bubblewrap is not available" in data["output"]
+    if os.geteuid() == 0:
+        assert data["extra_data"]["sandbox"]["learner_uid"] >= 60000
 
 
 @pytest.mark.slow

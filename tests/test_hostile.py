@@ -196,7 +196,7 @@ class Run:
         finally:
             os.chdir(cwd)
             self.survivors_during = _marked_processes(self.marker, None)
-            uid = sandbox.uid
+            uid = self.uid = sandbox.uid
             sandbox.close()
             self.listener.close()
         self.seconds = time.monotonic() - started
@@ -289,6 +289,12 @@ def test_nothing_written_outside_the_sandbox(basic_run):
     assert basic_run.repo_after == basic_run.repo_before  # the reference solutions are untouched
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a judge that is not root has no other uid to give")
+def test_learner_code_ran_under_the_sandbox_uid_not_root(basic_run):
+    assert basic_run.uid is not None and basic_run.uid >= 60000
+    assert f"own uid {basic_run.uid}, not root" in basic_run.isolation
+
+
 def test_no_network_connection_reached_the_judge(basic_run):
     assert basic_run.listener.connections == []
 
@@ -297,6 +303,8 @@ def test_the_timed_out_and_killed_stages_fail_with_a_reason(basic_run):
     messages = {case: " ".join(c.message for c in basic_run.stage(student, case.split("__")[0]).checks)
                 for student, case in basic_run.attackers.items()}
     assert "did not finish within" in messages["loop_average__endless_loop.py"]
+    # one timeout per stage: the stage's other checks are skipped, not run into the same hang again
+    assert "skipped: an earlier check of this stage did not finish in time" in messages["loop_average__endless_loop.py"]
     assert "did not finish within" in messages["loop_average__sleep_at_import.py"]
     assert "segmentation fault" in messages["loop_average__segfault.py"]
     assert "not a valid answer" in messages["loop_average__forge_socket.py"]

@@ -677,3 +677,179 @@ def test_a_module_built_in_one_request_in_the_sandbox(sb):
             new_module(proxy, "BadLoad", 3, weights=weights, what="BadLoad(3)", dtype=torch.float64)
     finally:
         proxy.close()
+
+
+# ───────────────────────────── a grade of record: uid, limits, IPC, signals, the child's area, timeouts ──────
+
+ISOLATION = textwrap.dedent('''
+    import ctypes, os, signal, time
+
+    def who(x):
+        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+        return {"res": list(os.getresuid()), "gids": list(os.getresgid()), "groups": os.getgroups(),
+                "cap_eff": status["CapEff"].strip(), "cap_prm": status["CapPrm"].strip(),
+                "no_new_privs": status["NoNewPrivs"].strip()}
+
+    def spawn(x):
+        n = 0
+        while n < 500:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(30)
+                os._exit(0)
+            n += 1
+        return n
+
+    KEY = 0x5EC2E7
+    def _libc():
+        return ctypes.CDLL(None, use_errno=True)
+    def leave_ipc(x):
+        libc = _libc()
+        made = [libc.shmget(KEY, 4096, 0o1666), libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]
+        return [m >= 0 for m in made]
+    def find_ipc(x):
+        libc = _libc()
+        return [libc.shmget(KEY, 0, 0o666) >= 0, libc.msgget(KEY, 0o666) >= 0, libc.semget(KEY, 0, 0o666) >= 0]
+    def leave_and_find_ipc(x):
+        return leave_ipc(x) + find_ipc(x)
+
+    def interrupt_pid_1(x):
+        sent = []
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGQUIT, signal.SIGALRM):
+            try:
+                os.kill(1, sig)
+                sent.append(sig.name)
+            except OSError:
+                pass
+        time.sleep(0.3)
+        return sent
+    def pid_1_ignores(x):
+        status = open("/proc/1/status").read()
+        ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+        return [bool(ignored >> (s - 1) & 1) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)]
+    def my_signals(x):
+        return [signal.getsignal(s) == signal.SIG_DFL for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+
+    def output_fifo(x):
+        os.unlink(".output")
+        os.mkfifo(".output")
+        return 1
+    def output_zero(x):
+        os.unlink(".output")
+        os.symlink("/dev/zero", ".output")
+        return 1
+    def output_honest(x):
+        print("hello from the learner", flush=True)
+        return 1
+''')
+
+
+def _last_exit(sb, name, source=ISOLATION):
+    proxy = sb.open(source, "/submission/isolation.py")
+    try:
+        value = proxy.call(name, 0)
+    finally:
+        proxy.close()
+    return value, proxy.last_exit
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a judge that is not root has no other uid to give")
+def test_learner_code_never_runs_as_root(sb):
+    """As root (the interpreter in root's 0700 home, as on this machine), learner code runs under the sandbox's
+    own uid, with no capability and no way to gain one, bubblewrap or not."""
+    me = _call(sb, "who", 0, source=ISOLATION)
+    assert sb.uid is not None and sb.uid >= 60000 and sb.info["learner_uid"] == sb.uid
+    assert me["res"] == [sb.uid] * 3 and me["gids"] == [sb.uid] * 3 and me["groups"] == []
+    assert int(me["cap_eff"], 16) == 0 and int(me["cap_prm"], 16) == 0 and me["no_new_privs"] == "1"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds only a uid of the sandbox's own")
+def test_rlimit_nproc_holds_for_learner_code():
+    """A spawn loop is stopped near Limits.nproc (the child itself counts); the control, a sandbox with a larger
+    limit, goes further, so the limit (not something else) stopped it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        small = Sandbox(Limits(call_timeout=10, nproc=20)).start()
+    try:
+        stopped = _call(small, "spawn", 0, source=ISOLATION)
+        again = _call(small, "spawn", 0, source=ISOLATION)  # every process of the last child is gone
+    finally:
+        small.close()
+    assert 15 <= stopped < 20 and again == stopped
+
+
+def test_each_child_has_its_own_sysv_ipc_namespace(sb):
+    """Shared memory, message queues and semaphores one student's process makes are not there for the next one.
+    The control: the same process does find what it made."""
+    if not sb.info["ipc_namespace_per_process"]:
+        pytest.skip("this sandbox cannot give each child an IPC namespace (reported in its isolation)")
+    assert _call(sb, "leave_and_find_ipc", 0, source=ISOLATION) == [True] * 6  # control
+    assert _call(sb, "leave_ipc", 0, source=ISOLATION) == [True] * 3
+    assert _call(sb, "find_ipc", 0, source=ISOLATION) == [False] * 3
+
+
+def test_no_learner_signal_stops_the_zygote(sb):
+    """os.kill(1, SIGINT) raised KeyboardInterrupt in the zygote (Python's handler), which restarted it: the
+    zygote now ignores every signal it does not need, and its children get the defaults back."""
+    starts = sb.starts
+    if sb.kind == "bwrap":
+        assert _call(sb, "pid_1_ignores", 0, source=ISOLATION) == [True] * 4
+    _call(sb, "interrupt_pid_1", 0, source=ISOLATION)
+    assert _call(sb, "my_signals", 0, source=ISOLATION) == [True] * 3
+    assert sb.starts == starts and sb.proc.poll() is None
+
+
+@pytest.mark.parametrize("trick", ["output_fifo", "output_zero"])
+def test_what_a_child_leaves_in_its_area_is_read_safely(sb, trick):
+    """The zygote reads a child's output file without following links, without blocking, only when it is a
+    regular file and at most 2000 bytes: a FIFO stalled each child's end by 32 s, a link to /dev/zero grew the
+    zygote without limit. The control prints, and its output comes back."""
+    started = time.monotonic()
+    value, info = _last_exit(sb, "output_honest")
+    honest = time.monotonic() - started
+    assert value == 1 and "hello from the learner" in info["output_tail"]
+    started = time.monotonic()
+    value, info = _last_exit(sb, trick)
+    assert value == 1 and info["output_tail"] == "" and not info.get("lost")
+    assert time.monotonic() - started < honest + 2.0
+    assert _call(sb, "by_hand", Q).shape == Q.shape
+
+
+def test_read_tail_refuses_links_fifos_and_bounds_the_read(tmp_path):
+    (tmp_path / "big").write_bytes(b"x" * 10_000 + b"END")
+    assert wire.read_tail(str(tmp_path), "big") == (b"x" * 10_000 + b"END")[-2000:]
+    os.symlink(tmp_path / "big", tmp_path / "link")
+    os.symlink("/dev/zero", tmp_path / "zero")
+    os.mkfifo(tmp_path / "fifo")
+    started = time.monotonic()
+    for name in ("link", "zero", "fifo", "missing"):
+        assert wire.read_tail(str(tmp_path), name) == b""
+    assert time.monotonic() - started < 1
+
+
+def test_a_hang_costs_one_timeout_per_stage(course):
+    """After a timeout the stage's remaining checks are skipped with a clear message (no restart, no second
+    hang): a stage with an endless loop on a 1.5 s timeout ends in about one timeout, not three."""
+    from autograder.runner import Submission, grade
+
+    loop = "import torch\n\n\ndef causal_mean_loop(x):\n    while True:\n        pass\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = Sandbox(Limits(call_timeout=1.5, max_restarts=2)).start()
+    try:
+        started = time.monotonic()
+        result = grade(course, [Submission("hangs", sources={"loop_average": ("01_loop_average.py", loop)})],
+                       stages=["loop_average"], devices=["cpu"], seed=3, sandbox=box)[0]
+        elapsed = time.monotonic() - started
+    finally:
+        box.close()
+    checks = result.stages[0].checks
+    assert result.score == 0 and len(checks) > 2
+    assert sum("did not finish within 1.5 s" in c.message and not c.message.startswith("skipped") for c in checks) == 1
+    assert all("did not finish" in c.message for c in checks)
+    assert sum(c.message.startswith("skipped: an earlier check of this stage did not finish in time")
+               for c in checks) == len(checks) - 1
+    assert elapsed < 1.5 * 2 + 3, f"{elapsed:.1f} s"
