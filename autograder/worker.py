@@ -38,7 +38,7 @@ from builtins import (  # noqa: A004 - shadowing on purpose
     AttributeError, BaseException, ChildProcessError, EOFError, Exception, IndexError, KeyboardInterrupt,
     OSError, PermissionError, RecursionError, RuntimeError, StopIteration, SyntaxError, TypeError, ValueError,
     all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, hasattr, id, int,
-    isinstance, len, list, max, memoryview, min, object, open, range, repr, set, sorted, str, sum, tuple, type,
+    isinstance, len, list, max, memoryview, min, object, open, range, set, sorted, str, tuple, type,
     vars, zip,
 )
 
