@@ -287,7 +287,7 @@ class Snapshot:
             self.arrays[key] = value.detach().cpu().numpy()
             self.index[key] = {"name": name}
         else:
-            labels = []
+            labels: list[str] = []
             for label, tensor in value.items():
                 if isinstance(tensor, torch.Tensor):
                     self.arrays[f"{key}:{len(labels)}"] = tensor.detach().cpu().numpy()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from _pytest.runner import runtestprotocol  # pytest's protocol for one item; pyproject pins the tested range
 
 from . import fixtures
 from .checking import CheckFailed, CheckInfo
@@ -109,12 +110,6 @@ class _Missing:
 
 class StageUnavailable(StudentFailure):
     pass
-
-
-try:  # pytest's protocol for one item (setup, call, teardown); without it pytest's default hook runs
-    from _pytest.runner import runtestprotocol as _runtestprotocol
-except ImportError:  # pragma: no cover - a pytest that moved it
-    _runtestprotocol = None
 
 
 def claimed(submissions: list[Submission], claim: Callable[[], int | None] | None):
@@ -249,6 +244,8 @@ class GraderPlugin:
             self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes or hangs
 
     def _close_open(self, keep: bool = True) -> None:
+        if self._open is None:
+            return
         _, proxy = self._open
         self._open = None
         close = getattr(proxy, "close", None)
@@ -267,9 +264,9 @@ class GraderPlugin:
         logreport hooks: nothing listens to them here (the terminal plugin is off; the session's failure count
         is not used), and computing their ``item.location`` (the grader file's path, made relative) was about
         5 % of the judge's time."""
-        if _runtestprotocol is None or item.nodeid not in self._checks:
+        if item.nodeid not in self._checks:
             return None
-        _runtestprotocol(item, log=False, nextitem=nextitem)
+        runtestprotocol(item, log=False, nextitem=nextitem)
         return True
 
     @staticmethod
@@ -297,6 +294,7 @@ class GraderPlugin:
         return report
 
     def _record(self, item, call, outcome: str) -> None:
+        assert self.current is not None, "checks run only while a submission is being graded"
         student = self.current.student
         stage_key, name, weight, hidden, device = self.item_info[item.nodeid]
         stage = self.course.stage(stage_key)

@@ -25,7 +25,8 @@ def test_nothing_points_outside_the_repository():
         if any(part.startswith(".") or part in {"build", "dist", "out", "__pycache__"} or part.endswith(".egg-info")
                for part in path.relative_to(ROOT).parts):
             continue
-        if path.suffix not in {".py", ".md", ".yml", ".yaml", ".toml", ".cfg", ".txt", ".ipynb"} and path.name != "Makefile":
+        texts = {".py", ".md", ".yml", ".yaml", ".toml", ".cfg", ".txt", ".ipynb"}
+        if path.suffix not in texts and path.name != "Makefile":
             continue
         if path == Path(__file__):
             continue
