@@ -33,7 +33,10 @@ demo: setup
 	$(PY) -m autograder check examples/learner || true
 	$(PY) -m autograder grade examples/class --out out/demo-class --timeout 3
 
+# lint (ruff: likely bugs, not style) and types (mypy, lenient) before the tests; config in pyproject.toml
 test: setup
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest -q
 
 exercises: setup

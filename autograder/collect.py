@@ -266,15 +266,15 @@ def _defines(node) -> tuple[str, set[str]] | None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if isinstance(node, ast.AnnAssign) and node.value is None:
             return None
-        names = set().union(*(_target_names(t) for t in targets))
+        names: set[str] = set().union(*(_target_names(t) for t in targets))
         if names:
             return "def", names
-        bases = {_base_name(t) for t in targets} - {None}
+        bases = {b for t in targets if (b := _base_name(t)) is not None}
         if bases:  # Cls.forward = fn, CONFIG["x"] = 1: changes a name defined earlier
             return "modify", bases
         return None
     if isinstance(node, (ast.If, ast.Try)) or type(node).__name__ == "TryStar":
-        names: set[str] = set()
+        names = set()
         kinds = set()
         for child in ast.walk(node):
             if child is node:
@@ -321,8 +321,9 @@ def _statements(cells: list[str], name: str) -> tuple[list[_Stmt], dict[int, str
             text = "\n".join(lines[start - 1:end])
             if ";" in lines[start - 1] or (end <= len(lines) and ";" in lines[end - 1]):
                 text = ast.get_source_segment(src, node, padded=False) or text
-                if getattr(node, "decorator_list", None):
-                    text = "\n".join("@" + (ast.get_source_segment(src, d) or "") for d in node.decorator_list) \
+                decorators = getattr(node, "decorator_list", None)
+                if decorators:
+                    text = "\n".join("@" + (ast.get_source_segment(src, d) or "") for d in decorators) \
                         + "\n" + text
             else:
                 taken_upto = end
@@ -377,10 +378,10 @@ def slice_notebook(cells: list[str], stages: list[Stage], nb_name: str) -> dict[
                         keep.add(j)
                         todo.append(j)
             for n in wanted - s.defines:
-                j = last_def.get(n)
-                if j is not None and j not in keep:
-                    keep.add(j)
-                    todo.append(j)
+                d = last_def.get(n)
+                if d is not None and d not in keep:
+                    keep.add(d)
+                    todo.append(d)
         parts, cell = [], None
         for i in sorted(keep):
             if stmts[i].cell != cell:
@@ -449,7 +450,7 @@ def collect_student(course: Course, folders: list[Path] | Path, student: str | N
             single_wanted.append(stage)
         else:
             sub.problems[stage.key] = f"file missing: {stage.file}"
-    if single_wanted:
+    if single_wanted and single is not None:
         used.add(single)
         try:
             single_cells = notebook_cells(read_capped(files[single], MAX_NOTEBOOK_BYTES), single)

@@ -1,36 +1,40 @@
 """The fixtures every grader module may ask for: ``student``, ``seed``, ``rng``, and ``submission`` (the one being
 graded; ``device`` is a parameter set by the runner's plugin). Registered as a pytest plugin by
-:func:`autograder.runner.grade`."""
+:func:`autograder.runner.grade`, whose :class:`~autograder.runner.GraderPlugin` puts itself in the config's
+stash under :data:`GRADER`: the fixtures find it, the grader module's ``STAGE`` and the check's name through
+``request``."""
 
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from .runner import GraderPlugin
 
-# The check about to run, set by the runner's plugin before each one's fixtures: its name (which salts ``rng``),
-# its module's STAGE and the plugin. The fixtures read it here rather than through ``request``: pytest builds a
-# fixture definition (and inspects a signature) for ``request`` in every check whose fixtures ask for it, once
-# per check, which was a measurable share of the judge's time. A module-scoped fixture is set up during the
-# first check of its module, so it sees that module's stage.
-CURRENT = {"name": "", "stage": None, "plugin": None}
+GRADER: pytest.StashKey[GraderPlugin] = pytest.StashKey()
+
+
+def _grader(request: pytest.FixtureRequest) -> GraderPlugin:
+    return request.config.stash[GRADER]
 
 
 @pytest.fixture(scope="module")
-def submission():
+def submission(request: pytest.FixtureRequest):
     """The submission whose checks are running: the runner runs the same collected checks for each in turn."""
-    return CURRENT["plugin"].current
+    return _grader(request).current
 
 
 @pytest.fixture(scope="module")
-def student(submission):
-    """The learner's file for this module's stage, behind a sandboxed proxy (a fresh child process per
-    submission and stage, shared by the stage's public and hidden modules)."""
+def student(request: pytest.FixtureRequest, submission):
+    """The learner's file for this module's stage, behind a sandboxed proxy (a child process per submission
+    and stage, shared by the stage's public and hidden modules)."""
     from .runner import _Missing
 
-    plugin = CURRENT["plugin"]
-    stage = plugin.course.stage(CURRENT["stage"])
+    plugin = _grader(request)
+    stage = plugin.course.stage(request.module.STAGE)
     if stage.key not in submission.sources:
         yield _Missing(submission.problems.get(stage.key, f"file missing: {stage.file}"))
         return
@@ -42,17 +46,18 @@ def student(submission):
 
 
 @pytest.fixture(scope="module")
-def seed(submission) -> int:
+def seed(request: pytest.FixtureRequest, submission) -> int:
     """The seed of this (run, student, stage): recorded with the result, so a failure can be reproduced."""
     from .runner import stage_seed
 
-    return stage_seed(CURRENT["plugin"].base_seed, submission.student, CURRENT["stage"])
+    return stage_seed(_grader(request).base_seed, submission.student, request.module.STAGE)
 
 
 @pytest.fixture
-def rng(seed):
-    """A torch.Generator for this check, derived from ``seed`` and the check's name."""
+def rng(request: pytest.FixtureRequest, seed):
+    """A torch.Generator for this check, derived from ``seed`` and the check's name (without its parameters)."""
     import torch
 
-    salt = int.from_bytes(hashlib.sha256(CURRENT["name"].encode()).digest()[:3], "big")
+    name = getattr(request.node, "originalname", request.node.name)
+    salt = int.from_bytes(hashlib.sha256(name.encode()).digest()[:3], "big")
     return torch.Generator().manual_seed(seed ^ salt)

@@ -129,9 +129,12 @@ def _find_regions(source: str, filename: str) -> list[Region]:
     return regions
 
 
-def _enclosing_defs(tree: ast.AST) -> list[tuple[ast.AST, str, ast.ClassDef | None]]:
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _enclosing_defs(tree: ast.AST) -> list[tuple[_Def, str, ast.ClassDef | None]]:
     """Every function in the module as (node, qualified name, enclosing class or None)."""
-    out = []
+    out: list[tuple[_Def, str, ast.ClassDef | None]] = []
 
     def visit(node: ast.AST, prefix: str, cls: ast.ClassDef | None) -> None:
         for child in ast.iter_child_nodes(node):

@@ -139,7 +139,8 @@ def graded_stages(course: Course) -> tuple[list[Stage], list[Stage]]:
     """(stages with graders, stages without): only the first can be scored."""
     from .runner import grader_files
 
-    with_graders, without = [], []
+    with_graders: list[Stage] = []
+    without: list[Stage] = []
     for stage in course.stages:
         (with_graders if grader_files(course, [stage.key]) else without).append(stage)
     return with_graders, without
@@ -336,5 +337,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["build", "add_parser", "render_source_notebook", "notebook_stage_source", "StageCsvExport",
-           "FeedbackClearHiddenTests"]
+# the last two are built on first use by __getattr__, which ruff cannot see
+__all__ = ["build", "add_parser", "render_source_notebook", "notebook_stage_source",
+           "StageCsvExport", "FeedbackClearHiddenTests"]  # noqa: F822

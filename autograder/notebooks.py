@@ -37,10 +37,9 @@ def split_docstring(source: str) -> tuple[str, str]:
     tree = ast.parse(source)
     doc = ast.get_docstring(tree, clean=True) or ""
     body = source
-    if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None),
-                                                                       ast.Constant) \
-            and isinstance(tree.body[0].value.value, str):
-        end = tree.body[0].end_lineno or tree.body[0].lineno
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        end = first.end_lineno or first.lineno
         body = "".join(source.splitlines(keepends=True)[end:])
     return doc, body.strip("\n") + "\n"
 

@@ -27,17 +27,33 @@ _SNAPSHOT: "Snapshot | None" = None
 _RECORDER: "Snapshot | None" = None
 
 
+class OracleError(ValueError):
+    """The oracle modules disagree (two of them define a reference under the same name)."""
+
+
+def build_registry(modules) -> dict[str, tuple]:
+    """name -> (reference fn, {mistake name: fn}) from modules that each define ``EXPECTED`` (and optionally
+    ``MISTAKES``). A name defined by two modules is refused: graders ask for references by name alone, so the
+    second would silently replace the first."""
+    reg: dict[str, tuple] = {}
+    owner: dict[str, str] = {}
+    for mod in modules:
+        for name, fn in getattr(mod, "EXPECTED", {}).items():
+            if name in owner:
+                raise OracleError(f"oracle {name!r} is defined twice: in {owner[name]} and in {mod.__name__} "
+                                  f"(each reference name must belong to exactly one oracle module)")
+            owner[name] = mod.__name__
+            reg[name] = (fn, getattr(mod, "MISTAKES", {}).get(name, {}))
+    return reg
+
+
 def _registry() -> dict[str, tuple]:
     global _REGISTRY
     if _REGISTRY is None:
         from . import oracles
 
-        reg: dict[str, tuple] = {}
-        for info in pkgutil.iter_modules(oracles.__path__):
-            mod = importlib.import_module(f"{oracles.__name__}.{info.name}")
-            for name, fn in getattr(mod, "EXPECTED", {}).items():
-                reg[name] = (fn, getattr(mod, "MISTAKES", {}).get(name, {}))
-        _REGISTRY = reg
+        _REGISTRY = build_registry(importlib.import_module(f"{oracles.__name__}.{info.name}")
+                                   for info in pkgutil.iter_modules(oracles.__path__))
     return _REGISTRY
 
 
@@ -271,7 +287,7 @@ class Snapshot:
             self.arrays[key] = value.detach().cpu().numpy()
             self.index[key] = {"name": name}
         else:
-            labels = []
+            labels: list[str] = []
             for label, tensor in value.items():
                 if isinstance(tensor, torch.Tensor):
                     self.arrays[f"{key}:{len(labels)}"] = tensor.detach().cpu().numpy()

@@ -444,8 +444,9 @@ def _function_bodies(source: str) -> list[str]:
             bodies.append(ast.get_source_segment(source, node.body) or "")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                    and isinstance(body[0].value.value, str):
+            first = body[0] if body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
                 body = body[1:]
             if body:
                 bodies.append("\n".join(lines[body[0].lineno - 1: body[-1].end_lineno]))

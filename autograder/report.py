@@ -316,7 +316,8 @@ def heatmap_svg(matrix, *, lo: float, hi: float, against=None, cell: int = 16) -
                 except (IndexError, TypeError, KeyError):
                     other = None
                 ov = _finite(other)
-                differs = (v is None) != (ov is None) or (v is not None and abs(v - ov) > 1e-3 + 1e-3 * abs(ov))
+                differs = (v is None) != (ov is None) or (v is not None and ov is not None
+                                                          and abs(v - ov) > 1e-3 + 1e-3 * abs(ov))
                 if v is None and ov is None:
                     differs = str(raw) != str(other)
                 if differs:

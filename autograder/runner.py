@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from _pytest.runner import runtestprotocol  # pytest's protocol for one item; pyproject pins the tested range
 
 from . import fixtures
 from .checking import CheckFailed, CheckInfo
@@ -111,13 +112,6 @@ class StageUnavailable(StudentFailure):
     pass
 
 
-try:  # pytest's protocol for one item (setup, call, teardown); without it the default hook runs
-    from _pytest.runner import runtestprotocol as _runtestprotocol
-except ImportError:  # pragma: no cover - a pytest that moved it
-    _runtestprotocol = None
-_RERAISE = (pytest.exit.Exception, KeyboardInterrupt)  # what pytest lets out of a phase (no --pdb here)
-
-
 def claimed(submissions: list[Submission], claim: Callable[[], int | None] | None):
     """The submissions a session grades, in order: all of them, or, with ``claim`` (shared with other judges),
     each one it claims when it is ready for the next, until ``claim`` returns None. Judges that share a class
@@ -133,11 +127,10 @@ class GraderPlugin:
 
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
-                 isolation: str = "", lean: bool = False, claim: Callable[[], int | None] | None = None,
+                 isolation: str = "", claim: Callable[[], int | None] | None = None,
                  ready: Callable[[], bool] | None = None):
         self.course = course
         self.ready = ready  # called once the checks are collected, before the first is run; False: run none
-        self.lean = lean  # no capture or logging plugin to serve: run each check's phases directly
         self.submissions = submissions
         self.claim = claim  # shared with other judges: the index of the next submission to grade, None at the end
         self.devices = devices
@@ -155,6 +148,9 @@ class GraderPlugin:
         self._forfeits: set[tuple[str, str]] = set()  # (student, stage) that used a forbidden shortcut
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
         # stage's public and hidden modules (the zygote serves one child at a time)
+
+    def pytest_configure(self, config):
+        config.stash[fixtures.GRADER] = self  # how the fixtures find this plugin (through ``request.config``)
 
     # -- collection ---------------------------------------------------------------------------------------
     def pytest_generate_tests(self, metafunc):
@@ -175,7 +171,7 @@ class GraderPlugin:
             callspec = getattr(item, "callspec", None)
             device = callspec.params.get("device") if callspec is not None else None
             n_dev = len(self.devices) if device is not None else 1
-            hidden = "hidden" in Path(str(item.fspath)).parts
+            hidden = "hidden" in item.path.parts
             name = info.name + (f" [{device}]" if device is not None and len(self.devices) > 1 else "")
             self.item_info[item.nodeid] = (stage_key, name, info.weight / n_dev, hidden, device)
             stage_of.setdefault(stage_key, []).append(item.nodeid)
@@ -201,10 +197,10 @@ class GraderPlugin:
         """Every check, for one submission after the other: the items were collected once, for all of them.
         The last check of a submission is followed by no item, so every fixture (the learner's child process
         too) is torn down before the next submission's first check."""
-        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+        if session.testsfailed and not session.config.getoption("continue_on_collection_errors"):
             raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
         items = session.items
-        if session.config.option.collectonly:
+        if session.config.getoption("collectonly"):
             return True
         if self.ready is not None and not self.ready():
             return True
@@ -243,6 +239,8 @@ class GraderPlugin:
             self._open[1].restarts = 0  # each module gets its own budget of restarts after crashes (not hangs)
 
     def _close_open(self) -> None:
+        if self._open is None:
+            return
         _, proxy = self._open
         self._open = None
         close = getattr(proxy, "close", None)
@@ -252,7 +250,6 @@ class GraderPlugin:
     def pytest_sessionfinish(self, session):
         if self._open is not None:
             self._close_open()
-        fixtures.CURRENT.update(name="", stage=None, plugin=None)  # keep no reference to this run
 
     # -- verdicts -----------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -261,47 +258,11 @@ class GraderPlugin:
         :meth:`pytest_runtest_makereport`, which records the verdict) without the logstart/logfinish and
         logreport hooks: nothing listens to them here (the terminal plugin is off; the session's failure count
         is not used), and computing their ``item.location`` (the grader file's path, made relative) was about
-        5 % of the judge's time. With ``lean`` (learner code runs in sandboxed children, so neither the capture
-        nor the logging plugin is loaded), the phases run without their hooks: see :meth:`_run_phases`."""
-        if _runtestprotocol is None or item.nodeid not in self._checks:
+        5 % of the judge's time."""
+        if item.nodeid not in self._checks:
             return None
-        state = getattr(item.session, "_setupstate", None)
-        if self.lean and state is not None:
-            self._run_phases(item, nextitem, state)
-        else:
-            _runtestprotocol(item, log=False, nextitem=nextitem)
+        runtestprotocol(item, log=False, nextitem=nextitem)
         return True
-
-    def _run_phases(self, item, nextitem, state) -> None:
-        """What ``runtestprotocol`` does for one check, calling the session's SetupState (fixtures) and the
-        item itself instead of the setup, call and teardown hooks and a report hook after each: in the
-        sandboxed judge only pytest's runner and this plugin implement them, and their dispatch, reports and
-        ``PYTEST_CURRENT_TEST`` updates were a quarter of pytest's work per check. Each phase's exception is
-        caught as pytest catches it (``CallInfo``), the verdict is recorded from the call phase (or a failed
-        setup), and a teardown error is ignored, as :meth:`pytest_runtest_makereport` does."""
-        if hasattr(item, "_request") and not item._request:
-            item._initrequest()  # the same items run again for every submission
-        try:
-            self.pytest_runtest_setup(item)
-            setup = pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=_RERAISE)
-            if setup.excinfo is None:
-                call = pytest.CallInfo.from_call(item.runtest, when="call", reraise=_RERAISE)
-                self._record(item, call, self._outcome(call)[0])
-            elif self._outcome(setup)[0] == "failed":  # a skipped setup is not a verdict, as in the report hook
-                self._record(item, setup, "failed")
-            if item.session.shouldfail or item.session.shouldstop:
-                nextitem = None
-            pytest.CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown", reraise=_RERAISE)
-        finally:
-            if hasattr(item, "_request"):
-                item._request = False
-                item.funcargs = None
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
-        # what the fixtures need to know about this check (see autograder.fixtures.CURRENT)
-        fixtures.CURRENT.update(name=getattr(item, "originalname", item.name), plugin=self,
-                                stage=getattr(item.module, "STAGE", None))
 
     @staticmethod
     def _outcome(call) -> tuple[str, object]:
@@ -328,6 +289,7 @@ class GraderPlugin:
         return report
 
     def _record(self, item, call, outcome: str) -> None:
+        assert self.current is not None, "checks run only while a submission is being graded"
         student = self.current.student
         stage_key, name, weight, hidden, device = self.item_info[item.nodeid]
         stage = self.course.stage(stage_key)
@@ -453,7 +415,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
         return True
 
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
-                          on_done=on_done, isolation=isolation, lean=not in_process, claim=claim,
+                          on_done=on_done, isolation=isolation, claim=claim,
                           ready=when_ready if ready is not None else None)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.course import CURRICULUM_KEYS, CourseError, load_course
+from autograder.course import CourseError, load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,8 +27,9 @@ def good() -> dict:
     return yaml.safe_load((ROOT / "course.yml").read_text())
 
 
-def test_the_course_loads_in_curriculum_order(course):
-    assert course.keys == list(CURRICULUM_KEYS)
+def test_the_course_loads_in_manifest_order(course):
+    assert course.keys == [s["key"] for s in good()["stages"]]
+    assert [s.number for s in course.stages] == list(range(1, len(course.stages) + 1))
     assert all(s.points > 0 and s.hints for s in course.stages)
     assert course.max_score == sum(s.points for s in course.stages)
 
@@ -37,13 +38,16 @@ def test_the_course_loads_in_curriculum_order(course):
     (lambda d: d["stages"][2].pop("points"), "stages[2].points", "missing"),
     (lambda d: d["stages"][0].update(points=-3), "stages[0].points", "positive integer"),
     (lambda d: d["stages"][0].update(points="ten"), "stages[0].points", "positive integer"),
-    (lambda d: d["stages"][1].update(key="attention_soup"), "stages[1].key", "unknown stage"),
+    (lambda d: d["stages"][1].update(key="attention soup"), "stages[1].key", "must be an identifier"),
+    (lambda d: d["stages"][1].update(key="../x"), "stages[1].key", "must be an identifier"),
+    (lambda d: d["stages"][1].update(key=7), "stages[1].key", "must be an identifier"),
+    (lambda d: d["stages"][1].update(file=d["stages"][0]["file"]), "stages[1].file", "used by two stages"),
     (lambda d: d["stages"][3].update(file="04_missing.py"), "stages[3].file", "exists in neither"),
     (lambda d: d["stages"][3].update(file="../../etc/passwd"), "stages[3].file", "plain .py file name"),
     (lambda d: d["stages"][4].update(hints=[]), "stages[4].hints", "non-empty list"),
     (lambda d: d["stages"][4].pop("title"), "stages[4].title", "missing"),
     (lambda d: d["stages"].append(dict(d["stages"][0])), "stages[8].key", "appears twice"),
-    (lambda d: d["stages"].reverse(), "stages", "curriculum's order"),
+    (lambda d: d["stages"].reverse(), "stages[0].file", "is numbered 8 but is stage 1"),
     (lambda d: d.update(stages=[]), "stages", "missing or empty"),
 ])
 def test_malformed_course_names_file_and_field(tmp_path, mutate, where, words):

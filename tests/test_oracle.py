@@ -43,3 +43,20 @@ def test_references_are_remembered_by_content_and_never_handed_out_changed():
     x = torch.randn(1, 80, 64, dtype=torch.float64)  # 5 120 values: above the limit
     assert oracle.expected("scaled_scores", x, x) is not oracle.expected("scaled_scores", x, x)
     assert oracle.expected("split_heads", q, 2) is not oracle.expected("split_heads", q, 1)
+
+
+def test_two_oracle_modules_cannot_define_the_same_reference():
+    import types
+
+    first = types.ModuleType("oracles.first")
+    first.EXPECTED = {"causal_mean_loop": lambda x: x}
+    second = types.ModuleType("oracles.second")
+    second.EXPECTED = {"other": lambda x: x, "causal_mean_loop": lambda x: -x}
+    with pytest.raises(oracle.OracleError, match=r"'causal_mean_loop' is defined twice: in oracles.first "
+                                                 r"and in oracles.second"):
+        oracle.build_registry([first, second])
+    assert set(oracle.build_registry([first])) == {"causal_mean_loop"}
+
+
+def test_the_course_oracles_register_without_clashes():
+    assert {"causal_mean_loop", "scaled_scores"} <= set(oracle.known_mistake_names())

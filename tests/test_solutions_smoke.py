@@ -19,27 +19,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from autograder.course import load_course
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 
-# stage file -> public names from the curriculum contract (shared/curriculum.md)
-STAGES = {
-    "01_loop_average.py": ["causal_mean_loop"],
-    "02_tril_average.py": ["causal_mean_weights", "causal_mean_matmul"],
-    "03_softmax_average.py": ["causal_mask", "masked_uniform_weights", "causal_mean_softmax"],
-    "04_dot_product_attention.py": [
-        "softmax_naive",
-        "softmax_stable",
-        "attention_scores",
-        "attention_weights",
-        "context_vectors",
-    ],
-    "05_variance_scaling.py": ["scaled_scores"],
-    "06_self_attention.py": ["SelfAttentionParams", "SelfAttentionLinear"],
-    "07_causal_attention.py": ["causal_attention", "CausalSelfAttention"],
-    "08_multi_head_attention.py": ["split_heads", "merge_heads", "MultiHeadAttention"],
-}
+# stage file -> the public names the learner writes, from course.yml (the contract; see CURRICULUM.md)
+STAGES = {s.file: list(s.functions) for s in load_course(ROOT / "course.yml").stages}
 
 # "Your journey starts with one step", 3-d embeddings from the source notebooks
 INPUTS = torch.tensor(

@@ -28,7 +28,8 @@ LOW, HIGH = 0.8, 1.25
 
 
 def _known(got, q, k) -> str | None:
-    return diagnose(got.t, oracle.mistakes("scaled_scores", q, k), *tolerance(got.dtype))
+    known = oracle.mistakes("scaled_scores", q, k)
+    return diagnose(got.t, known, *tolerance(got.dtype))  # type: ignore[arg-type]  # checking.py: Mapping
 
 
 def _suffix(mistake: str | None) -> str:

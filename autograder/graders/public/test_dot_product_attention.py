@@ -49,7 +49,7 @@ def _softmax_values(student, name: str) -> None:
     for x, kw in SOFTMAX_CASES:
         got = student.call(name, x, cast=torch.float64, **kw)
         expect_close(got, oracle.expected(name, x, **kw), what=f"{name}({_args(x, kw)}) vs torch.softmax",
-                     mistakes=oracle.mistakes(name, x, **kw))
+                     mistakes=oracle.mistakes(name, x, **kw))  # type: ignore[arg-type]  # checking.py: Mapping
 
 
 def dtypes_on(device: str) -> tuple:
