@@ -21,10 +21,10 @@ reply must echo, so bytes written straight into the socket by learner code are n
 
 Learner code shares the child process with this file, so everything the worker still needs after the
 learner's module has run is captured beforehand: builtins (imported below as module globals), the JSON codec
-(the C encoder and scanner), socket and struct methods, and the torch functions used to encode values and to
-record operations (``_T``). Patching ``json``, ``builtins``, ``torch.autograd.profiler`` or ``torch.Tensor``
-from learner code therefore changes nothing the worker relies on; in the sandbox such patches are also
-reported (``record["tampered"]``).
+(the C encoder and scanner), socket and struct methods, and the torch functions used to encode values (``_T``).
+Patching ``json``, ``builtins`` or ``torch.Tensor`` from learner code therefore changes nothing the worker
+relies on. What a call did (the "written by hand" and "vectorised" verdicts) is not reported by this process:
+it sends the traced graph of a recorded call (:func:`capture_graph`), and the judge checks and replays it.
 
 The same :class:`Executor` also runs in-process for notebooks (nbgrader cells, self-learner notebooks), where
 the learner's code already lives in the kernel and there is nothing to isolate.
@@ -76,27 +76,10 @@ _hmac_digest = _hashlib.hmac_digest
 _same_digest = _hashlib.compare_digest
 MAC_SIZE = 32  # replies end with HMAC-SHA256(key, json + blob) when the judge gave the child a key
 
-# Names that a hand-written stage may not reach, seen at the ATen dispatcher (profiler events are recorded for
-# every dispatched op, composite ones included, on every thread).
-FORBIDDEN_ATEN = (
-    "aten::scaled_dot_product_attention",
-    "aten::_scaled_dot_product_attention_math",
-    "aten::_scaled_dot_product_flash_attention",
-    "aten::_scaled_dot_product_flash_attention_for_cpu",
-    "aten::_scaled_dot_product_efficient_attention",
-    "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_scaled_dot_product_fused_attention_overrideable",
-    "aten::_flash_attention_forward",
-    "aten::_efficient_attention_forward",
-    "aten::_native_multi_head_attention",
-    "aten::_transformer_encoder_layer_fwd",
-)
-# ... and any ATen op whose name contains one of these (new fused kernels keep these words in their names)
-FORBIDDEN_ATEN_WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention",
-                        "multi_head_attention", "transformer_encoder_layer", "flex_attention")
-# Python-level entry points (seen by a torch function mode and, in the sandbox, by marker wrappers).
-FORBIDDEN_PY = ("scaled_dot_product_attention", "multi_head_attention_forward", "flex_attention")
-MARK = "ag::"  # prefix of the worker's own profiler markers
+# Bounds on the graph a recorded call sends back (see capture_graph); the judge applies its own as well.
+GRAPH_NODE_LIMIT = 20000
+GRAPH_CONSTANT_LIMIT = 64  # tensors the traced code held (module parameters, buffers, literal tensors)
+GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 
 
 # ───────────────────────────── JSON without the json module's Python layer ─────────────────────────────
@@ -314,8 +297,6 @@ def capture_torch() -> _Refs:
     if _T is not None:
         return _T
     import torch
-    from torch._C import _autograd as A
-    from torch._C import _profiler as P
 
     r = _Refs()
     r.torch = torch
@@ -340,28 +321,6 @@ def capture_torch() -> _Refs:
     r.numpy_ok = (torch.float32, torch.float64, torch.bool, torch.int64, torch.int32, torch.int16, torch.int8,
                   torch.uint8)
     r.halves = (torch.bfloat16, torch.float16)
-    # the profiler, straight from its C++ bindings
-    r.enable, r.disable, r.prepare = A._enable_profiler, A._disable_profiler, A._prepare_profiler
-    r.Config, r.State, r.Experimental = P.ProfilerConfig, P.ProfilerState, P._ExperimentalConfig
-    r.cpu_activity = P.ProfilerActivity.CPU
-    r.events = A._ProfilerResult.events
-    r.event_name = A._KinetoEvent.name
-    r.Mark = P._RecordFunctionFast
-    # the legacy (thread-local) profiler: about 0.5 ms less per recorded call than a Kineto session, but it sees
-    # only the calling thread, so it is used only where no other thread can exist (see Guard.tasks_started)
-    event = getattr(A, "ProfilerEvent", None)
-    r.legacy = (event is not None and hasattr(A, "_enable_profiler_legacy") and hasattr(A, "_disable_profiler_legacy")
-                and not accelerated)  # an accelerator's runtime starts threads of its own
-    if r.legacy:
-        r.legacy_enable, r.legacy_disable = A._enable_profiler_legacy, A._disable_profiler_legacy
-        r.legacy_name, r.legacy_kind = event.name, event.kind
-        r.legacy_config = P.ProfilerConfig(P.ProfilerState.CPU, False, False, False, False, False,
-                                           P._ExperimentalConfig(), "")
-    r.mark_enter, r.mark_exit = P._RecordFunctionFast.__enter__, P._RecordFunctionFast.__exit__
-    # torch function modes, for Python-level forbidden entry points
-    r.Mode = torch.overrides.TorchFunctionMode
-    r.push_mode, r.pop_mode = torch._C._push_on_torch_function_stack, torch._C._pop_torch_function_stack
-    r.mode_at, r.n_modes = torch._C._get_function_stack_at, torch._C._len_torch_function_stack
     _T = r
     return r
 
@@ -383,20 +342,6 @@ def _seed_cpu_only(seed_default):
         return seed_default(int(seed))
 
     return manual_seed
-
-
-def _legacy_names(result) -> list[str]:
-    """The names of the operations a legacy profiler session recorded (its result: a list per thread)."""
-    t = _T
-    return [t.legacy_name(e) for thread in result for e in thread if t.legacy_kind(e) == "push"]
-
-
-def _marker(name: str) -> None:
-    """Leave an event called ``name`` in the running profiler session (no-op when none runs)."""
-    t = _T
-    m = t.Mark(name)
-    t.mark_enter(m)
-    t.mark_exit(m, None, None, None)
 
 
 # Attributes whose identity is recorded before learner code runs; a change is reported as tampering.
@@ -508,10 +453,7 @@ class Executor:
             self.load_error = self._error(exc)
             return {"ok": False, "error": self.load_error}
         self.namespace = module.__dict__
-        reply = {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
-        if self.guard is not None and self.guard.events:  # the full check waits for a recorded call (it costs)
-            reply["tampered"] = sorted(self.guard.events)
-        return reply
+        return {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
 
     def use_namespace(self, namespace: dict, filename: str = "<notebook>") -> None:
         """In-process mode: the learner's functions already live in ``namespace``."""
@@ -619,73 +561,6 @@ class Executor:
             return {"__dtype__": str(value).replace("torch.", "")}
         return {"__repr__": f"<{type(value).__name__[:100]}>"}
 
-    # -- recording what the learner's code dispatched ------------------------------------------------------
-    def _record(self, fn, record: bool):
-        """Run ``fn()``; when ``record``, also return the ATen ops it dispatched (on every thread) and the
-        forbidden entry points it reached.
-
-        Only captured references are used: the profiler is driven through its C++ bindings, and random
-        markers at the start and the end of the session show that it was not stopped or restarted by the
-        learner's code in between. In the sandbox, while :meth:`Guard.tasks_started` proves that the child has
-        never had a second thread (the usual case), the cheaper thread-local legacy profiler records the call; a
-        thread or process started during it then makes the record untrustworthy (``tampered: threads``), as a
-        process started by learner code always does. Otherwise a Kineto session records every thread."""
-        if not record:
-            return fn(), None
-        t = self.t
-        tag = MARK + _urandom(8).hex()
-        seen: list[str] = []
-        mode = _ForbiddenCalls(seen)
-        broken: list[str] = []
-        # deterministic: whether the child ever had a second thread, not whether one is still winding down
-        legacy = t.legacy and self.guard is not None and self.guard.tasks_started() is False
-        with _quiet_stderr():
-            if legacy:
-                t.legacy_enable(t.legacy_config)
-            else:
-                config = t.Config(t.State.KINETO, False, False, False, False, False,
-                                  t.Experimental(profile_all_threads=True), "")
-                activities = {t.cpu_activity}
-                t.prepare(config, activities)
-                t.enable(config, activities)
-            _marker(tag + ":start")
-            depth = t.n_modes()
-            t.push_mode(mode)
-            try:
-                out = fn()
-            finally:
-                if t.n_modes() != depth + 1 or t.mode_at(depth) is not mode:
-                    broken.append("torch-function-mode")
-                    while t.n_modes() > depth:
-                        t.pop_mode()
-                else:
-                    t.pop_mode()
-                _marker(tag + ":end")
-                try:
-                    result = t.legacy_disable() if legacy else t.disable()
-                except BaseException:  # noqa: BLE001 - the learner's code stopped our session
-                    result = None
-        if result is None:
-            names = []
-        elif legacy:
-            names = _legacy_names(result)
-            if self.guard.tasks_started() is not False:
-                broken.append("threads")
-        else:
-            names = [t.event_name(e) for e in t.events(result)]
-        if tag + ":start" not in names or tag + ":end" not in names:
-            broken.append("profiler")
-        ops = [n for n in names if not n.startswith(MARK) and not n.startswith("[")]
-        forbidden = {n for n in set(ops) if n in FORBIDDEN_ATEN or (n.startswith("aten::") and
-                                                                     any(w in n for w in FORBIDDEN_ATEN_WORDS))}
-        forbidden |= {n[len(MARK) + 4:] for n in names if n.startswith(MARK + "py::")}
-        forbidden |= set(seen)
-        tampered = sorted(set(broken) | set(self.guard.flags() if self.guard is not None else []))
-        rec = {"n_ops": len(ops) if "profiler" not in broken else None,
-               "forbidden": sorted(forbidden) + ["tampered:" + n for n in tampered],
-               "tampered": tampered}
-        return out, rec
-
     # -- requests -----------------------------------------------------------------------------------------
     def handle(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         out = Blob()
@@ -745,6 +620,7 @@ class Executor:
             fn = target if method == "__call__" else getattr(target, method)
         else:
             fn = self._lookup(req["name"])
+        traced = _trace_inputs(t, args, kwargs) if req.get("record") else None
         before = None
         if req.get("return_inputs"):
             before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
@@ -753,7 +629,7 @@ class Executor:
         grad_mode = t.enable_grad() if req.get("grad") else t.no_grad() if req.get("no_grad") else _null()
         try:
             with grad_mode:
-                value, rec = self._record(lambda: fn(*args, **kwargs), bool(req.get("record")))
+                value = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -767,8 +643,9 @@ class Executor:
                 self._prepare(value, reply["value"], req, blob, reply)
             return reply
         reply["value"] = self.encode(value, out)
-        if rec is not None:
-            reply["record"] = rec
+        if traced is not None:
+            # after the answer is encoded: a value computed lazily, while it is read, is part of the answer
+            reply["graph"] = capture_graph(fn, *traced, lambda v: self.encode(v, out))
         if before is not None:
             reply["inputs_changed"] = [
                 bool(b is not None and isinstance(a, t.TensorBase)
@@ -851,34 +728,181 @@ class Executor:
         }
 
 
-def _forbidden_calls_class():
+# ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
+#
+# A call with ``record`` is run as usual, for its answer, and traced once more with
+# ``make_fx(pre_dispatch=True)``: the ATen ops the learner's code reached at the dispatcher's entry, fused kernels
+# (scaled_dot_product_attention...) kept as single nodes. The graph travels as plain data; the judge
+# (autograder/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
+# graph with its own torch on the inputs it sent and on fresh ones, against the learner's own answers.
+
+
+class _Slot:
+    """Where the ``index``-th traced tensor goes back into the call's arguments."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _trace_inputs(t, args: list, kwargs: dict) -> tuple[list, list, dict]:
+    """Copies of the call's tensors, taken before the call (which may change its inputs in place), and the
+    arguments with each tensor replaced by its :class:`_Slot`. The order is the order the judge encodes them in
+    (positional arguments, then keyword arguments, depth first)."""
+    tensors: list = []
+
+    def walk(value, depth: int):
+        if isinstance(value, t.TensorBase):
+            tensors.append(t.clone(t.detach(value)))
+            return _Slot(len(tensors) - 1)
+        if depth < 6 and type(value) in (list, tuple):
+            return type(value)(walk(v, depth + 1) for v in value)
+        if depth < 6 and type(value) is dict:
+            return {k: walk(v, depth + 1) for k, v in value.items()}
+        return value
+
+    return tensors, walk(list(args), 0), walk(dict(kwargs), 0)
+
+
+def _fill(value, xs: tuple):
+    if type(value) is _Slot:
+        return xs[value.index]
+    if type(value) in (list, tuple):
+        return type(value)(_fill(v, xs) for v in value)
+    if type(value) is dict:
+        return {k: _fill(v, xs) for k, v in value.items()}
+    return value
+
+
+def capture_graph(fn, tensors: list, args: list, kwargs: dict, encode) -> dict:
+    """``fn(*args, **kwargs)`` traced: ``{"inputs": n, "nodes": [...], "output": arg}``, or ``{"error": why}``
+    when it cannot be traced. A node is ``{"op": "input", "index": i}``, ``{"op": "constant", "value": array
+    record}`` (parameters, buffers and literal tensors the code held; ``encode`` puts them in the reply's blob) or
+    ``{"op": "call", "target": "aten.matmul.default", "args": [...], "kwargs": {...}}``; an argument is a
+    number, string, bool or None, ``{"ref": node index}``, ``{"list": [...]}``, ``{"dtype": name}``,
+    ``{"device": name}``, ``{"layout": name}`` or ``{"memory_format": name}``."""
     t = capture_torch()
+    try:
+        from torch.fx.experimental.proxy_tensor import make_fx
 
-    class ForbiddenCalls(t.Mode):
-        """A torch function mode that notes calls of forbidden Python-level entry points (also as profiler
-        markers, which learner code cannot reach to erase)."""
+        mark_entry_points()
 
-        def __init__(self, seen: list):
-            self.seen = seen
+        def traced(*xs):
+            return fn(*_fill(args, xs), **_fill(kwargs, xs))
 
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            name = getattr(func, "__name__", "")
-            if name in FORBIDDEN_PY:
-                self.seen.append(name)
-                _marker(MARK + "py::" + name)
-            return func(*args, **(kwargs or {}))
-
-    return ForbiddenCalls
-
-
-def _ForbiddenCalls(seen: list):
-    global _FORBIDDEN_CALLS
-    if _FORBIDDEN_CALLS is None:
-        _FORBIDDEN_CALLS = _forbidden_calls_class()
-    return _FORBIDDEN_CALLS(seen)
+        with t.no_grad():
+            gm = make_fx(traced, pre_dispatch=True)(*tensors)
+        return _graph_data(gm, encode)
+    except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised while traced
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        try:
+            why = f"{type(exc).__name__}: {str(exc)[:300]}"
+        except BaseException:  # noqa: BLE001 - an exception class of the learner's may fail in __str__
+            why = "the trace raised an exception"
+        return {"error": why}
 
 
-_FORBIDDEN_CALLS = None
+def _graph_data(gm, encode) -> dict:
+    import operator
+
+    import torch
+    from torch.fx import Node
+
+    graph_nodes = list(gm.graph.nodes)
+    if len(graph_nodes) > GRAPH_NODE_LIMIT:
+        return {"error": f"the traced graph has more than {GRAPH_NODE_LIMIT} nodes"}
+    index: dict = {}
+    nodes: list = []
+    n_inputs = n_constants = n_elements = 0
+    output = None
+
+    def arg(value, depth: int = 0):
+        if isinstance(value, Node):
+            return {"ref": index[value]}
+        if value is None or type(value) in (bool, int, float):
+            return value
+        if type(value) is str:
+            return value[:100]
+        if isinstance(value, (list, tuple)) and depth < 4:  # fx keeps lists as immutable_list
+            return {"list": [arg(v, depth + 1) for v in value]}
+        if isinstance(value, torch.dtype):
+            return {"dtype": str(value).replace("torch.", "")}
+        if isinstance(value, torch.device):
+            return {"device": str(value)}
+        if isinstance(value, torch.layout):
+            return {"layout": str(value).replace("torch.", "")}
+        if isinstance(value, torch.memory_format):
+            return {"memory_format": str(value).replace("torch.", "")}
+        raise TypeError(f"an argument of type {type(value).__name__[:60]} in the traced graph")
+
+    for node in graph_nodes:
+        if node.op == "placeholder":
+            rec = {"op": "input", "index": n_inputs}
+            n_inputs += 1
+        elif node.op == "get_attr":
+            value = getattr(gm, node.target)
+            if not isinstance(value, torch._C.TensorBase):
+                return {"error": f"a constant of type {type(value).__name__[:60]} in the traced graph"}
+            n_constants += 1
+            n_elements += value.numel()
+            if n_constants > GRAPH_CONSTANT_LIMIT or n_elements > GRAPH_CONSTANT_ELEMENTS:
+                return {"error": "the traced code holds too many or too large tensors"}
+            rec = {"op": "constant", "value": encode(value)}
+        elif node.op == "call_function":
+            target = node.target
+            if isinstance(target, torch._ops.OpOverload):
+                name = str(target)
+            elif target is operator.getitem:
+                name = "getitem"
+            else:
+                name = f"{getattr(target, '__module__', '')}.{getattr(target, '__name__', type(target).__name__)}"
+            rec = {"op": "call", "target": name[:200], "args": [arg(a) for a in node.args],
+                   "kwargs": {str(k): arg(v) for k, v in node.kwargs.items()}}
+        elif node.op == "output":
+            output = arg(node.args[0])
+            continue
+        else:
+            return {"error": f"a {node.op} node in the traced graph"}
+        index[node] = len(nodes)
+        nodes.append(rec)
+    return {"inputs": n_inputs, "nodes": nodes, "output": output}
+
+
+_MARKS: list = []
+
+
+def mark_entry_points() -> None:
+    """Make torch's Python-level attention entry points that decompose into ordinary ops visible in a traced
+    graph: ``F.multi_head_attention_forward`` (which ``nn.MultiheadAttention`` calls unless it takes its fused
+    path, itself a forbidden ATen op) is wrapped so that each call also dispatches the identity op
+    ``autograder::multi_head_attention_forward``, a node the judge finds by its name. Installed once per process
+    (in the sandbox's zygote, before any learner code exists). Best effort: code that reaches the original
+    function (the wrapper's closure) runs torch's own Python code, a plagiarism question."""
+    if _MARKS:
+        return
+    import torch
+    import torch.nn.functional as F
+
+    lib = torch.library.Library("autograder", "DEF")
+    lib.define("multi_head_attention_forward(Tensor x) -> Tensor")
+    lib.impl("multi_head_attention_forward", _identity, "CompositeExplicitAutograd")
+    mark = torch.ops.autograder.multi_head_attention_forward.default
+    original = F.multi_head_attention_forward
+
+    def multi_head_attention_forward(query, *args, **kwargs):
+        mark(query)
+        return original(query, *args, **kwargs)
+
+    multi_head_attention_forward.__doc__ = original.__doc__
+    multi_head_attention_forward.__module__ = original.__module__
+    F.multi_head_attention_forward = multi_head_attention_forward
+    _MARKS.append(lib)
+
+
+def _identity(x):
+    return x.clone()
 
 
 class _null:
@@ -886,30 +910,6 @@ class _null:
         return self
 
     def __exit__(self, *exc):
-        return False
-
-
-class _quiet_stderr:
-    """The profiler's C++ side prints start/stop lines on fd 2; notebooks must not see them."""
-
-    def __enter__(self):
-        try:
-            sys.stderr.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
-        try:
-            self.saved = os.dup(2)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            os.close(devnull)
-        except OSError:
-            self.saved = None
-        return self
-
-    def __exit__(self, *exc):
-        if self.saved is not None:
-            os.dup2(self.saved, 2)
-            os.close(self.saved)
         return False
 
 
@@ -930,12 +930,10 @@ _COMPILE_MODULES = ("torch._dynamo", "torch._inductor", "torch.utils.cpp_extensi
 
 
 class Guard:
-    """The sandbox child's watchman: an audit hook (which no code can remove) plus the integrity baseline.
-
-    ``flags()`` lists what the learner's code did that makes the operation record untrustworthy: patched
-    watched attributes (``torch.autograd.profiler.profile``...), memory introspection (gc, ctypes, /proc/*/mem:
-    also refused), frame access from the learner's own code, starting processes, compiling code, or loading
-    native code from a writable place."""
+    """The sandbox child's watchman: an audit hook (which no code can remove) plus the integrity baseline, read by
+    :class:`Reuse` to decide whether the child may serve another stage: patched watched attributes, memory
+    introspection (gc, ctypes, /proc/*/mem: also refused), frame access from the learner's own code, starting
+    processes, compiling code, or loading native code from a writable place."""
 
     def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset(),
                  clean_exec_kb: int | None = None, own_pid_namespace: bool = False, reset_baseline: list | None = None,
@@ -961,9 +959,9 @@ class Guard:
         be told (no PID namespace of our own, or unreadable).
 
         In the sandbox every new thread or process takes the namespace's next PID, and only this child and what
-        it starts can take one (the zygote forks nothing while a child lives, its only other thread, Kineto's from
-        the warm-up session, starts none, and learner code cannot write ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
-        child has never had a second thread: the calling thread's profiler sees every operation."""
+        it starts can take one (the zygote forks nothing while a child lives, and learner code cannot write
+        ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
+        child has never had a second thread."""
         if not self.own_pid_namespace:
             return None
         try:
@@ -975,12 +973,6 @@ class Guard:
         except (OSError, ValueError):
             return None
         return last != _getpid()
-
-    def flags(self) -> list[str]:
-        found = set(self.events)
-        found |= set(changed_since(self.baseline))
-        found |= self._foreign_code()
-        return sorted(found)
 
     def _hook(self, event: str, args) -> None:
         if self._busy:
@@ -1127,40 +1119,6 @@ def _runtime_dirs() -> tuple:
             dirs.add(top.rstrip("/") + "/")
             dirs.add(os.path.realpath(top).rstrip("/") + "/")
     return tuple(sorted(dirs))
-
-
-def _guard_python_entry_points() -> None:
-    """In the zygote: wrap Python-level fused-attention entry points so that a call leaves a profiler marker
-    even with torch function handling disabled, and make the profiler's controls unusable by learner code
-    (the recorder keeps the originals it captured)."""
-    import torch
-    import torch.nn.functional as F
-
-    t = capture_torch()
-    original = F.multi_head_attention_forward
-
-    def multi_head_attention_forward(*args, **kwargs):
-        _marker(MARK + "py::multi_head_attention_forward")
-        return original(*args, **kwargs)
-
-    multi_head_attention_forward.__doc__ = original.__doc__
-    multi_head_attention_forward.__module__ = original.__module__
-    F.multi_head_attention_forward = multi_head_attention_forward
-
-    def refuse(*args, **kwargs):
-        raise RuntimeError("the profiler is reserved for the autograder inside the grading sandbox")
-
-    controls = {id(getattr(torch._C._autograd, n)) for n in (
-        "_enable_profiler", "_disable_profiler", "_prepare_profiler", "_toggle_collection_dynamic",
-        "_enable_profiler_legacy", "_disable_profiler_legacy", "_kineto_step") if hasattr(torch._C._autograd, n)}
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
-        if not isinstance(namespace, dict):
-            continue
-        for key, value in list(namespace.items()):
-            if id(value) in controls:
-                namespace[key] = refuse
-    assert t.enable is not refuse
 
 
 # ───────────────────────────── one child for a submission's stages, while it stays clean ────────
@@ -1666,14 +1624,9 @@ def warm_up() -> None:
     torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
     torch.tril(torch.ones(4, 4)).cumsum(0)
     torch.nn.functional.dropout(x, 0.1)
-    refs = capture_torch()
+    capture_torch()
+    mark_entry_points()
     executor = Executor()
-    executor._record(lambda: torch.ones(2) + 1, True)  # the profiler's first session is slow
-    if refs.legacy:  # and so is the legacy profiler's, which the sandbox's children use
-        refs.legacy_enable(refs.legacy_config)
-        _marker(MARK + "warm")
-        torch.ones(2) + 1
-        _legacy_names(refs.legacy_disable())
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
     _warm_requests()
 
@@ -1796,7 +1749,6 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, own_uid: 
     # then the heap is frozen and the collector switched back on for the children
     gc.disable()
     warm_up()
-    _guard_python_entry_points()
     guard_baseline = snapshot()
     reset_baseline = snapshot(RESET_MODULES, RESET_CLASSES)
     import torch
