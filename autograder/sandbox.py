@@ -46,32 +46,24 @@ What the sandbox covers (Linux with bubblewrap; ``make setup`` installs it). Eac
   ``tolist`` cannot lie. The verdict is made here, from values computed here: there are no expected values
   inside the sandbox to find, and patching torch, numpy, pytest or builtins there changes nothing the judge
   decides.
-- **The operation record** (``record=True``): ATen ops on every thread, from the profiler's C++ bindings, and
-  Python-level entry points (``F.multi_head_attention_forward`` leaves a marker even with torch function
-  handling disabled). Every alias of a fused kernel is caught: ``torch.ops.aten``, ``torch._C._nn``,
-  ``getattr``, ``exec``, threads, ``torch.nn.MultiheadAttention``, the fused fast paths. Under bubblewrap a
-  call made while the child has never started a thread or process is recorded by the calling thread's (legacy)
-  profiler, about 0.5 ms cheaper than a Kineto session: the child's PID namespace proves it (each new thread or
-  process takes the namespace's next PID, which learner code cannot reset), and a thread or process started
-  during the call makes the record untrustworthy (``tampered: threads``). Once the child has started one (or
-  without a PID namespace, or with an accelerator) a Kineto session records every thread instead. The worker uses only
-  references captured before learner code ran, the profiler's controls are withheld from learner code, and
-  random start and end markers prove the session was neither stopped nor restarted. ``record["tampered"]``
-  (also in ``record["forbidden"]`` as ``"tampered:<what>"``) lists what makes the record untrustworthy:
-  replaced attributes of torch, ``torch.nn.functional``, the profiler, ``torch.Tensor``, builtins, json or numpy
-  (compared with a snapshot taken before learner code ran); memory introspection (``gc.get_objects`` and
-  friends, ctypes addresses, ``/proc/*/mem``: refused as well); tracing; frames taken by the learner's own code;
-  starting processes (or threads, while a single-thread record runs); ``torch.compile`` or C++ extensions;
-  native code mapped from a writable place.
+- **Verdict evidence** (``record=True``, the "written by hand" and "vectorised" verdicts): nothing the child says
+  about how it computed is believed. The child traces the call (``make_fx(pre_dispatch=True)``) and sends the graph
+  as plain data; the judge (:mod:`autograder.evidence`) names the fused attention ops in it, counts its
+  operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
+  first), on the inputs it sent and on fresh inputs it draws afterwards for a second, untraced call: the replay
+  must give the learner's own answers to both. Work that escapes the trace (numpy, another thread, a lazy tensor
+  subclass, tracing switched off) and a graph forged by learner code then fail as unverifiable.
 
 What it does not cover:
 
-- The operation record is made in the process that runs the learner's code, so it is a strong deterrent, not a
-  proof. A learner who reaches the worker's internals through a frame obtained without an audit event (the
-  ``frame`` argument of a signal handler, for one) or who writes memory with ``ctypes.memmove`` at an address
-  from ``id()`` can forge it. Value checks do not depend on it.
+- The verdict evidence proves that a graph of allowed ops without a fused kernel computes the learner's answers,
+  not that the learner's own function is that graph: a stateful function that answers the fresh call with what a
+  graph it forged computes is not caught (the fresh answer is compared with the replay, not with a reference).
+  ``F.multi_head_attention_forward`` (nn.MultiheadAttention's slow path) decomposes into ordinary ops; the worker
+  wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's closure)
+  avoids. Value checks do not depend on either.
 - Copying torch's own Python code (the body of ``multi_head_attention_forward``, say) is ordinary tensor code to
-  the record: a plagiarism question, not a sandbox one.
+  the graph: a plagiarism question, not a sandbox one.
 - CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
   installed); the GPU driver (``/dev/nvidia*`` is passed through when present, and the data segment is then
   limited instead of the address space, which CUDA's reservations would exhaust: this path is not exercised by
@@ -79,7 +71,7 @@ What it does not cover:
 - **Without bubblewrap** (macOS, Windows, containers that forbid user namespaces, such as some Gradescope
   images) the worker is a plain subprocess and a loud ``SandboxWarning`` says so. What remains: the fresh child
   per stage, the rlimits (``RLIMIT_NPROC`` then counts all of the user's processes, so it is set relative to
-  their number), timeouts, the memory budget, signed array-only replies, the record's guards, and cleanup of
+  their number), timeouts, the memory budget, signed array-only replies, the judge-side verdict evidence, and cleanup of
   everything the child started (the zygote is a child subreaper, so daemons are found). What is lost: the
   filesystem view (learner code reads whatever the uid may read; a root judge runs it under a uid of its own
   and the Gradescope runner closes its source and submission folders to that uid first), the network, and the

@@ -21,6 +21,8 @@ def _unmasked(q, k, v):
 
 
 def _forged(fn, tensors, args, kwargs, encode):
+    if not (getattr(fn, "__name__", "") == "causal_attention" or type(fn).__name__ == "CausalSelfAttention"):
+        return _real(fn, tensors, args, kwargs, encode)  # this stage's calls only (the child may serve the next)
     _calls.append(1)
     if len(_calls) % 2:
         return _real(lambda *a, **k: _unmasked(*tensors[:3]) if len(tensors) >= 3 else tensors[0] * 1.0,
