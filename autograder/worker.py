@@ -344,7 +344,8 @@ def _seed_cpu_only(seed_default):
     return manual_seed
 
 
-# Attributes whose identity is recorded before learner code runs; a change is reported as tampering.
+# Attributes whose identity is recorded before learner code runs; a change keeps the child from serving another
+# stage (see Reuse).
 WATCHED_MODULES = ("builtins", "torch", "torch.nn.functional", "torch.autograd", "torch.autograd.profiler",
                    "torch.overrides", "torch._C._autograd", "torch._C._profiler", "torch.nn.modules.activation",
                    "json", "numpy")
