@@ -185,15 +185,18 @@ def diagnose(got: torch.Tensor, mistakes: dict | None, rtol: float, atol: float)
 
 def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes: dict | None = None,
                  rtol: float | None = None, atol: float | None = None) -> Out:
-    """Values of ``got`` equal ``expected`` within the dtype's tolerance; otherwise a teaching failure."""
+    """Values of ``got`` equal ``expected`` within the tolerance of ``dtype``, else of the dtype the call asked
+    for (``Out.asked``), else float32's; otherwise a teaching failure. Never the tolerance of the dtype the
+    learner returned: a float32 check answered in bfloat16 is judged at float32's tolerance."""
     out = as_tensor(got, what)
+    judged = dtype or out.asked or torch.float32
     if tuple(out.shape) != tuple(expected.shape):
-        mistake = diagnose(out.t, mistakes, *tolerance(out.dtype))
+        mistake = diagnose(out.t, mistakes, *tolerance(judged))
         msg = f"{what}: expected shape {tuple(expected.shape)}, got {tuple(out.shape)}"
         if mistake:
             msg += f"\n  this looks like a known mistake: {mistake}"
         fail(msg, mistake)
-    d_rtol, d_atol = tolerance(dtype or out.dtype)
+    d_rtol, d_atol = tolerance(judged)
     rtol = d_rtol if rtol is None else rtol
     atol = d_atol if atol is None else atol
     ok, where = compare(out.t, expected, rtol, atol)

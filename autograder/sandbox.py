@@ -57,10 +57,19 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   :attr:`Sandbox.isolation`, in words): it reaches every result (``results.json``'s ``extra_data``,
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
+- **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
+  about how it computed is believed. The child traces the call (``make_fx(pre_dispatch=True)``) and sends the
+  graph as plain data; the judge (:mod:`autograder.evidence`) names the fused attention ops in it, counts its
+  operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
+  first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
+  child never sees, where it must give the grader's reference (when the learner's answer was right). Work that
+  escapes the trace and graphs forged by learner code fail as unverifiable. ``SECURITY.md`` says what holds.
+
 What it does not cover:
 
-- Which operations the learner's code used ("written by hand", "vectorised"): the record made inside the
-  learner's process is being replaced by judge-side evidence, described in ``SECURITY.md``.
+- ``F.multi_head_attention_forward`` (nn.MultiheadAttention's slow path) decomposes into ordinary ops; the
+  worker wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's
+  closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
 - CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
   installed; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
   the host allows unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
@@ -180,6 +189,7 @@ class Out:
     t: "object"  # torch.Tensor on CPU, in the dtype the learner returned (float16/bfloat16 restored)
     dtype: str
     device: str
+    asked: str | None = None  # the dtype the call asked for (its inputs' or its dtype= argument): the tolerance's
 
     @property
     def shape(self) -> tuple:
@@ -246,13 +256,7 @@ def _check_reply(reply: dict) -> dict:
                                                                "function": str(where.get("function", ""))[:100],
                                                                "code": str(where.get("code", ""))[:200]}}
         return reply
-    rec = reply.get("record")
-    if rec is not None:
-        if not (isinstance(rec, dict) and isinstance(rec.get("forbidden"), list)
-                and all(isinstance(n, str) for n in rec["forbidden"])
-                and isinstance(rec.get("tampered", []), list)
-                and (rec.get("n_ops") is None or type(rec.get("n_ops")) is int)):
-            raise ProtocolViolation("bad record")
+    reply.pop("record", None)  # the record is the judge's to make (autograder.evidence), never the child's
     changed = reply.get("inputs_changed")
     if changed is not None and not (isinstance(changed, list) and all(isinstance(c, bool) for c in changed)):
         raise ProtocolViolation("bad inputs_changed")
@@ -824,7 +828,6 @@ class StudentProxy:
     names: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     last_exit: dict | None = None
-    tampered: list = field(default_factory=list)  # audit-hook flags raised while the learner's file was imported
     key: bytes | None = None
     memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
     timed_out: str | None = None  # the timeout's message, once a call ran out of time: the stage is over
@@ -849,7 +852,6 @@ class StudentProxy:
             self.load_error = reply.get("error")
         else:
             self.names = reply.get("names") or []
-            self.tampered = [str(t) for t in reply.get("tampered") or []]
 
     def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         timeout = self.sandbox.limits.call_timeout
@@ -912,6 +914,8 @@ class StudentProxy:
             reply["value"] = _decode_reply_value(reply.get("value"), out)
             if reply.get("grads"):
                 reply["grads"] = {str(k): _decode_reply_value(v, out) for k, v in reply["grads"].items()}
+            if "graph" in reply:
+                reply["graph_blob"] = out  # the graph's constants (read by autograder.evidence)
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             self._drop(kill=True)
             raise StudentCrashed("your code's process sent back something that is not a valid answer "
@@ -955,6 +959,14 @@ class StudentProxy:
                                grad_inputs=grad_inputs, name=name, record=record or None,
                                return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.request(req, blob)
+        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
+        if record:
+            def again(fresh_args, fresh_kwargs):
+                req, blob = self._pack("call", fresh_args, fresh_kwargs, to=to, cast=cast, noncontig=noncontig,
+                                       name=name, seed=seed)
+                return self.request(req, blob)["value"]
+
+            reply["record"] = recorded(reply, args, kwargs, cast, again)
         return reply if full else reply["value"]
 
     def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
@@ -1015,6 +1027,14 @@ class ModuleHandle:
                                      handle=self.handle, method="__call__", record=record or None,
                                      return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.proxy.request(req, blob)
+        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
+        if record:
+            def again(fresh_args, fresh_kwargs):
+                req, blob = self.proxy._pack("method", fresh_args, fresh_kwargs, to=to, cast=cast,
+                                             noncontig=noncontig, handle=self.handle, method="__call__", seed=seed)
+                return self.proxy.request(req, blob)["value"]
+
+            reply["record"] = recorded(reply, args, kwargs, cast, again)
         return reply if full else reply["value"]
 
     def state(self) -> dict:
@@ -1035,6 +1055,69 @@ class ModuleHandle:
 
     def describe(self) -> dict:
         return self.proxy.request({"op": "describe", "handle": self.handle})["value"]
+
+
+def asked_dtype(args, kwargs, cast) -> str | None:
+    """The dtype a call asks for: ``cast``, else its ``dtype=`` argument, else its first floating-point tensor's
+    (None when it names none). Values that come back are judged at this dtype's tolerance, whatever dtype they
+    come back in."""
+    import torch
+
+    from .evidence import flatten_tensors
+
+    dtype = cast if cast is not None else kwargs.get("dtype")
+    if not isinstance(dtype, torch.dtype):
+        dtype = next((x.dtype for x in flatten_tensors([list(args), dict(kwargs)]) if x.is_floating_point()), None)
+    return str(dtype).replace("torch.", "") if dtype is not None else None
+
+
+def _mark_asked(value, asked: str | None, depth: int = 0) -> None:
+    if isinstance(value, Out):
+        value.asked = asked
+    elif depth < 12 and isinstance(value, (tuple, list)):
+        for v in value:
+            _mark_asked(v, asked, depth + 1)
+    elif depth < 12 and isinstance(value, dict):
+        for v in value.values():
+            _mark_asked(v, asked, depth + 1)
+
+
+def recorded(reply: dict, args, kwargs, cast, again) -> dict:
+    """The record of a call made with ``record=True``, decided here from the graph the child traced
+    (:func:`autograder.evidence.verify`): ``{"n_ops": int | None, "forbidden": [...]}``. ``args``/``kwargs``: the
+    judge's own arguments of that call, sent cast to ``cast``; ``again(fresh_args, fresh_kwargs)``: the same call,
+    untraced, with other tensors of the same shapes, returning its decoded value."""
+    import torch
+
+    from . import evidence
+
+    def as_sent(x):
+        x = x.detach().cpu()
+        return x.to(cast) if cast is not None and x.is_floating_point() else x
+
+    inputs = [as_sent(x) for x in evidence.flatten_tensors([list(args), dict(kwargs)])]
+    floats = [x.dtype for x in inputs if x.is_floating_point()]
+    dtype = cast or (floats[0] if floats else torch.float32)
+
+    def fresh_call(fresh):
+        it = iter(fresh)
+        fresh_args, fresh_kwargs = _replace_tensors([list(args), dict(kwargs)], it)
+        return again(fresh_args, fresh_kwargs)
+
+    return evidence.verify(reply, reply.pop("graph_blob", b""), inputs, dtype, fresh_call)
+
+
+def _replace_tensors(value, it, depth: int = 0):
+    """``value`` with its tensors replaced, in order, by those ``it`` yields (see evidence.flatten_tensors)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return next(it)
+    if depth < 6 and isinstance(value, (list, tuple)):
+        return type(value)(_replace_tensors(v, it, depth + 1) for v in value)
+    if depth < 6 and isinstance(value, dict):
+        return {k: _replace_tensors(v, it, depth + 1) for k, v in value.items()}
+    return value
 
 
 def learner_error(err: dict) -> StudentFailure:

@@ -21,10 +21,10 @@ reply must echo, so bytes written straight into the socket by learner code are n
 
 Learner code shares the child process with this file, so everything the worker still needs after the
 learner's module has run is captured beforehand: builtins (imported below as module globals), the JSON codec
-(the C encoder and scanner), socket and struct methods, and the torch functions used to encode values and to
-record operations (``_T``). Patching ``json``, ``builtins``, ``torch.autograd.profiler`` or ``torch.Tensor``
-from learner code therefore changes nothing the worker relies on; in the sandbox such patches are also
-reported (``record["tampered"]``).
+(the C encoder and scanner), socket and struct methods, and the torch functions used to encode values (``_T``).
+Patching ``json``, ``builtins`` or ``torch.Tensor`` from learner code therefore changes nothing the worker
+relies on. What a call did (the "written by hand" and "vectorised" verdicts) is not reported by this process:
+it sends the traced graph of a recorded call (:func:`capture_graph`), and the judge checks and replays it.
 
 The same :class:`Executor` also runs in-process for notebooks (nbgrader cells, self-learner notebooks), where
 the learner's code already lives in the kernel and there is nothing to isolate.
@@ -44,8 +44,6 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 
 import _hashlib
 import _json
-from operator import is_not as _is_not
-from operator import itemgetter as _itemgetter
 import _signal
 import _socket
 import json
@@ -75,27 +73,10 @@ _hmac_digest = _hashlib.hmac_digest
 _same_digest = _hashlib.compare_digest
 MAC_SIZE = 32  # replies end with HMAC-SHA256(key, json + blob) when the judge gave the child a key
 
-# Names that a hand-written stage may not reach, seen at the ATen dispatcher (profiler events are recorded for
-# every dispatched op, composite ones included, on every thread).
-FORBIDDEN_ATEN = (
-    "aten::scaled_dot_product_attention",
-    "aten::_scaled_dot_product_attention_math",
-    "aten::_scaled_dot_product_flash_attention",
-    "aten::_scaled_dot_product_flash_attention_for_cpu",
-    "aten::_scaled_dot_product_efficient_attention",
-    "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_scaled_dot_product_fused_attention_overrideable",
-    "aten::_flash_attention_forward",
-    "aten::_efficient_attention_forward",
-    "aten::_native_multi_head_attention",
-    "aten::_transformer_encoder_layer_fwd",
-)
-# ... and any ATen op whose name contains one of these (new fused kernels keep these words in their names)
-FORBIDDEN_ATEN_WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention",
-                        "multi_head_attention", "transformer_encoder_layer", "flex_attention")
-# Python-level entry points (seen by a torch function mode and, in the sandbox, by marker wrappers).
-FORBIDDEN_PY = ("scaled_dot_product_attention", "multi_head_attention_forward", "flex_attention")
-MARK = "ag::"  # prefix of the worker's own profiler markers
+# Bounds on the graph a recorded call sends back (see capture_graph); the judge applies its own as well.
+GRAPH_NODE_LIMIT = 20000
+GRAPH_CONSTANT_LIMIT = 64  # tensors the traced code held (module parameters, buffers, literal tensors)
+GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 
 
 # ───────────────────────────── JSON without the json module's Python layer ─────────────────────────────
@@ -313,8 +294,6 @@ def capture_torch() -> _Refs:
     if _T is not None:
         return _T
     import torch
-    from torch._C import _autograd as A
-    from torch._C import _profiler as P
 
     r = _Refs()
     r.torch = torch
@@ -339,28 +318,6 @@ def capture_torch() -> _Refs:
     r.numpy_ok = (torch.float32, torch.float64, torch.bool, torch.int64, torch.int32, torch.int16, torch.int8,
                   torch.uint8)
     r.halves = (torch.bfloat16, torch.float16)
-    # the profiler, straight from its C++ bindings
-    r.enable, r.disable, r.prepare = A._enable_profiler, A._disable_profiler, A._prepare_profiler
-    r.Config, r.State, r.Experimental = P.ProfilerConfig, P.ProfilerState, P._ExperimentalConfig
-    r.cpu_activity = P.ProfilerActivity.CPU
-    r.events = A._ProfilerResult.events
-    r.event_name = A._KinetoEvent.name
-    r.Mark = P._RecordFunctionFast
-    # the legacy (thread-local) profiler: about 0.5 ms less per recorded call than a Kineto session, but it sees
-    # only the calling thread, so it is used only where no other thread can exist (see Guard.tasks_started)
-    event = getattr(A, "ProfilerEvent", None)
-    r.legacy = (event is not None and hasattr(A, "_enable_profiler_legacy") and hasattr(A, "_disable_profiler_legacy")
-                and not accelerated)  # an accelerator's runtime starts threads of its own
-    if r.legacy:
-        r.legacy_enable, r.legacy_disable = A._enable_profiler_legacy, A._disable_profiler_legacy
-        r.legacy_name, r.legacy_kind = event.name, event.kind
-        r.legacy_config = P.ProfilerConfig(P.ProfilerState.CPU, False, False, False, False, False,
-                                           P._ExperimentalConfig(), "")
-    r.mark_enter, r.mark_exit = P._RecordFunctionFast.__enter__, P._RecordFunctionFast.__exit__
-    # torch function modes, for Python-level forbidden entry points
-    r.Mode = torch.overrides.TorchFunctionMode
-    r.push_mode, r.pop_mode = torch._C._push_on_torch_function_stack, torch._C._pop_torch_function_stack
-    r.mode_at, r.n_modes = torch._C._get_function_stack_at, torch._C._len_torch_function_stack
     _T = r
     return r
 
@@ -384,84 +341,6 @@ def _seed_cpu_only(seed_default):
     return manual_seed
 
 
-def _legacy_names(result) -> list[str]:
-    """The names of the operations a legacy profiler session recorded (its result: a list per thread)."""
-    t = _T
-    return [t.legacy_name(e) for thread in result for e in thread if t.legacy_kind(e) == "push"]
-
-
-def _marker(name: str) -> None:
-    """Leave an event called ``name`` in the running profiler session (no-op when none runs)."""
-    t = _T
-    m = t.Mark(name)
-    t.mark_enter(m)
-    t.mark_exit(m, None, None, None)
-
-
-# Attributes whose identity is recorded before learner code runs; a change is reported as tampering.
-WATCHED_MODULES = ("builtins", "torch", "torch.nn.functional", "torch.autograd", "torch.autograd.profiler",
-                   "torch.overrides", "torch._C._autograd", "torch._C._profiler", "torch.nn.modules.activation",
-                   "json", "numpy")
-WATCHED_CLASSES = (("torch", "Tensor"), ("torch.nn", "Module"), ("torch.nn", "MultiheadAttention"),
-                   ("torch.overrides", "TorchFunctionMode"), ("torch.autograd.profiler", "profile"),
-                   ("torch._C._autograd", "_KinetoEvent"), ("torch._C._autograd", "_ProfilerResult"),
-                   ("json", "JSONEncoder"), ("json", "JSONDecoder"), ("socket", "socket"))
-
-
-def snapshot(modules: tuple = WATCHED_MODULES, classes: tuple = WATCHED_CLASSES) -> list:
-    """The watched modules' and classes' attributes, as they are now: a list of ``(label, object, {attribute:
-    value}, getter, values)``, where ``getter(namespace)`` returns the current values of the same attributes as a
-    tuple, to compare with ``values`` in one pass. The objects are kept so that later patches are seen even when
-    the name that led to them has been rebound; values are compared by identity (``is``, not ``==``, which a
-    replacement could answer, nor ``id()``, which raises an audit event each time)."""
-    snap = []
-    for name in modules:
-        module = sys.modules.get(name)
-        if module is not None:
-            attrs = dict(vars(module))
-            snap.append((name, module, attrs, _values_getter(tuple(attrs)), tuple(attrs.values())))
-    for mod_name, cls_name in classes:
-        cls = getattr(sys.modules.get(mod_name), cls_name, None)
-        if isinstance(cls, type):
-            attrs = dict(vars(cls))
-            snap.append((f"{mod_name}.{cls_name}", cls, attrs, _values_getter(tuple(attrs)), tuple(attrs.values())))
-    return snap
-
-
-def _values_getter(keys: tuple):
-    """``namespace -> tuple of namespace[key] for key in keys`` (KeyError when one is gone). An itemgetter looks
-    the names up without touching the name objects: in a forked child, touching one (its reference count) copies
-    the memory page it lives on, and the watched names sit on about 400 pages the values do not."""
-    if len(keys) >= 2:
-        return _itemgetter(*keys)
-    return lambda namespace: tuple(namespace[k] for k in keys)
-
-
-def changed_since(snap: list) -> list[str]:
-    """Watched attributes replaced or deleted since ``snap``, and attributes added to a watched class (which
-    override what it inherits). New module attributes are not reported: torch adds lazily imported
-    submodules by itself."""
-    changed = []
-    for label, obj, before, getter, values in snap:
-        now = vars(obj)
-        # all in C: one look-up per watched attribute; the detailed walk below only runs when one differs
-        try:
-            same = not any(map(_is_not, getter(now), values))
-        except KeyError:
-            same = False
-        if same and (not isinstance(obj, type) or len(now) == len(before)):
-            continue
-        for key, value in before.items():
-            if now.get(key, _MISSING) is not value:
-                changed.append(f"{label}.{key}")
-        if isinstance(obj, type) and len(now) != len(before):
-            changed.extend(f"{label}.{key}" for key in list(now) if key not in before)
-    return sorted(changed)
-
-
-_MISSING = object()
-
-
 # ───────────────────────────── the executor (student side) ─────────────────────────────
 
 
@@ -470,15 +349,13 @@ class StudentError(Exception):
 
 
 class Executor:
-    """Runs requests against one learner module. Trusted code on the outside sends only plain data.
+    """Runs requests against one learner module. Trusted code on the outside sends only plain data, and
+    believes nothing this class answers that it cannot check (values are compared with its own references,
+    traced graphs are replayed by :mod:`autograder.evidence`)."""
 
-    ``guard`` is the sandbox child's :class:`Guard` (tamper flags, integrity baseline); in-process
-    (notebooks) there is none and nothing is checked beyond what the recorder itself sees."""
-
-    def __init__(self, guard: "Guard | None" = None) -> None:
+    def __init__(self) -> None:
         self.t = capture_torch()
         self.torch = self.t.torch
-        self.guard = guard
         self.namespace: dict | None = None
         self.filename = "<student>"
         self.lines: list[str] = []
@@ -491,8 +368,6 @@ class Executor:
 
         self.filename = filename
         self.lines = source.splitlines()
-        if self.guard is not None:
-            self.guard.filename = filename
         module = types.ModuleType("student_stage")
         module.__file__ = filename
         sys.modules["student_stage"] = module
@@ -507,10 +382,7 @@ class Executor:
             self.load_error = self._error(exc)
             return {"ok": False, "error": self.load_error}
         self.namespace = module.__dict__
-        reply = {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
-        if self.guard is not None and self.guard.events:  # the full check waits for a recorded call (it costs)
-            reply["tampered"] = sorted(self.guard.events)
-        return reply
+        return {"ok": True, "names": sorted(str(k) for k in list(module.__dict__) if not str(k).startswith("_"))}
 
     def use_namespace(self, namespace: dict, filename: str = "<notebook>") -> None:
         """In-process mode: the learner's functions already live in ``namespace``."""
@@ -618,73 +490,6 @@ class Executor:
             return {"__dtype__": str(value).replace("torch.", "")}
         return {"__repr__": f"<{type(value).__name__[:100]}>"}
 
-    # -- recording what the learner's code dispatched ------------------------------------------------------
-    def _record(self, fn, record: bool):
-        """Run ``fn()``; when ``record``, also return the ATen ops it dispatched (on every thread) and the
-        forbidden entry points it reached.
-
-        Only captured references are used: the profiler is driven through its C++ bindings, and random
-        markers at the start and the end of the session show that it was not stopped or restarted by the
-        learner's code in between. In the sandbox, while :meth:`Guard.tasks_started` proves that the child has
-        never had a second thread (the usual case), the cheaper thread-local legacy profiler records the call; a
-        thread or process started during it then makes the record untrustworthy (``tampered: threads``), as a
-        process started by learner code always does. Otherwise a Kineto session records every thread."""
-        if not record:
-            return fn(), None
-        t = self.t
-        tag = MARK + _urandom(8).hex()
-        seen: list[str] = []
-        mode = _ForbiddenCalls(seen)
-        broken: list[str] = []
-        # deterministic: whether the child ever had a second thread, not whether one is still winding down
-        legacy = t.legacy and self.guard is not None and self.guard.tasks_started() is False
-        with _quiet_stderr():
-            if legacy:
-                t.legacy_enable(t.legacy_config)
-            else:
-                config = t.Config(t.State.KINETO, False, False, False, False, False,
-                                  t.Experimental(profile_all_threads=True), "")
-                activities = {t.cpu_activity}
-                t.prepare(config, activities)
-                t.enable(config, activities)
-            _marker(tag + ":start")
-            depth = t.n_modes()
-            t.push_mode(mode)
-            try:
-                out = fn()
-            finally:
-                if t.n_modes() != depth + 1 or t.mode_at(depth) is not mode:
-                    broken.append("torch-function-mode")
-                    while t.n_modes() > depth:
-                        t.pop_mode()
-                else:
-                    t.pop_mode()
-                _marker(tag + ":end")
-                try:
-                    result = t.legacy_disable() if legacy else t.disable()
-                except BaseException:  # noqa: BLE001 - the learner's code stopped our session
-                    result = None
-        if result is None:
-            names = []
-        elif legacy:
-            names = _legacy_names(result)
-            if self.guard.tasks_started() is not False:
-                broken.append("threads")
-        else:
-            names = [t.event_name(e) for e in t.events(result)]
-        if tag + ":start" not in names or tag + ":end" not in names:
-            broken.append("profiler")
-        ops = [n for n in names if not n.startswith(MARK) and not n.startswith("[")]
-        forbidden = {n for n in set(ops) if n in FORBIDDEN_ATEN or (n.startswith("aten::") and
-                                                                     any(w in n for w in FORBIDDEN_ATEN_WORDS))}
-        forbidden |= {n[len(MARK) + 4:] for n in names if n.startswith(MARK + "py::")}
-        forbidden |= set(seen)
-        tampered = sorted(set(broken) | set(self.guard.flags() if self.guard is not None else []))
-        rec = {"n_ops": len(ops) if "profiler" not in broken else None,
-               "forbidden": sorted(forbidden) + ["tampered:" + n for n in tampered],
-               "tampered": tampered}
-        return out, rec
-
     # -- requests -----------------------------------------------------------------------------------------
     def handle(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
         out = Blob()
@@ -744,6 +549,7 @@ class Executor:
             fn = target if method == "__call__" else getattr(target, method)
         else:
             fn = self._lookup(req["name"])
+        traced = _trace_inputs(t, args, kwargs) if req.get("record") else None
         before = None
         if req.get("return_inputs"):
             before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
@@ -752,7 +558,7 @@ class Executor:
         grad_mode = t.enable_grad() if req.get("grad") else t.no_grad() if req.get("no_grad") else _null()
         try:
             with grad_mode:
-                value, rec = self._record(lambda: fn(*args, **kwargs), bool(req.get("record")))
+                value = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -766,8 +572,9 @@ class Executor:
                 self._prepare(value, reply["value"], req, blob, reply)
             return reply
         reply["value"] = self.encode(value, out)
-        if rec is not None:
-            reply["record"] = rec
+        if traced is not None:
+            # after the answer is encoded: a value computed lazily, while it is read, is part of the answer
+            reply["graph"] = capture_graph(fn, *traced, lambda v: self.encode(v, out))
         if before is not None:
             reply["inputs_changed"] = [
                 bool(b is not None and isinstance(a, t.TensorBase)
@@ -850,34 +657,181 @@ class Executor:
         }
 
 
-def _forbidden_calls_class():
+# ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
+#
+# A call with ``record`` is run as usual, for its answer, and traced once more with
+# ``make_fx(pre_dispatch=True)``: the ATen ops the learner's code reached at the dispatcher's entry, fused kernels
+# (scaled_dot_product_attention...) kept as single nodes. The graph travels as plain data; the judge
+# (autograder/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
+# graph with its own torch on the inputs it sent and on fresh ones, against the learner's own answers.
+
+
+class _Slot:
+    """Where the ``index``-th traced tensor goes back into the call's arguments."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _trace_inputs(t, args: list, kwargs: dict) -> tuple[list, list, dict]:
+    """Copies of the call's tensors, taken before the call (which may change its inputs in place), and the
+    arguments with each tensor replaced by its :class:`_Slot`. The order is the order the judge encodes them in
+    (positional arguments, then keyword arguments, depth first)."""
+    tensors: list = []
+
+    def walk(value, depth: int):
+        if isinstance(value, t.TensorBase):
+            tensors.append(t.clone(t.detach(value)))
+            return _Slot(len(tensors) - 1)
+        if depth < 6 and type(value) in (list, tuple):
+            return type(value)(walk(v, depth + 1) for v in value)
+        if depth < 6 and type(value) is dict:
+            return {k: walk(v, depth + 1) for k, v in value.items()}
+        return value
+
+    return tensors, walk(list(args), 0), walk(dict(kwargs), 0)
+
+
+def _fill(value, xs: tuple):
+    if type(value) is _Slot:
+        return xs[value.index]
+    if type(value) in (list, tuple):
+        return type(value)(_fill(v, xs) for v in value)
+    if type(value) is dict:
+        return {k: _fill(v, xs) for k, v in value.items()}
+    return value
+
+
+def capture_graph(fn, tensors: list, args: list, kwargs: dict, encode) -> dict:
+    """``fn(*args, **kwargs)`` traced: ``{"inputs": n, "nodes": [...], "output": arg}``, or ``{"error": why}``
+    when it cannot be traced. A node is ``{"op": "input", "index": i}``, ``{"op": "constant", "value": array
+    record}`` (parameters, buffers and literal tensors the code held; ``encode`` puts them in the reply's blob) or
+    ``{"op": "call", "target": "aten.matmul.default", "args": [...], "kwargs": {...}}``; an argument is a
+    number, string, bool or None, ``{"ref": node index}``, ``{"list": [...]}``, ``{"dtype": name}``,
+    ``{"device": name}``, ``{"layout": name}`` or ``{"memory_format": name}``."""
     t = capture_torch()
+    try:
+        from torch.fx.experimental.proxy_tensor import make_fx
 
-    class ForbiddenCalls(t.Mode):
-        """A torch function mode that notes calls of forbidden Python-level entry points (also as profiler
-        markers, which learner code cannot reach to erase)."""
+        mark_entry_points()
 
-        def __init__(self, seen: list):
-            self.seen = seen
+        def traced(*xs):
+            return fn(*_fill(args, xs), **_fill(kwargs, xs))
 
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            name = getattr(func, "__name__", "")
-            if name in FORBIDDEN_PY:
-                self.seen.append(name)
-                _marker(MARK + "py::" + name)
-            return func(*args, **(kwargs or {}))
-
-    return ForbiddenCalls
-
-
-def _ForbiddenCalls(seen: list):
-    global _FORBIDDEN_CALLS
-    if _FORBIDDEN_CALLS is None:
-        _FORBIDDEN_CALLS = _forbidden_calls_class()
-    return _FORBIDDEN_CALLS(seen)
+        with t.no_grad():
+            gm = make_fx(traced, pre_dispatch=True)(*tensors)
+        return _graph_data(gm, encode)
+    except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised while traced
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        try:
+            why = f"{type(exc).__name__}: {str(exc)[:300]}"
+        except BaseException:  # noqa: BLE001 - an exception class of the learner's may fail in __str__
+            why = "the trace raised an exception"
+        return {"error": why}
 
 
-_FORBIDDEN_CALLS = None
+def _graph_data(gm, encode) -> dict:
+    import operator
+
+    import torch
+    from torch.fx import Node
+
+    graph_nodes = list(gm.graph.nodes)
+    if len(graph_nodes) > GRAPH_NODE_LIMIT:
+        return {"error": f"the traced graph has more than {GRAPH_NODE_LIMIT} nodes"}
+    index: dict = {}
+    nodes: list = []
+    n_inputs = n_constants = n_elements = 0
+    output = None
+
+    def arg(value, depth: int = 0):
+        if isinstance(value, Node):
+            return {"ref": index[value]}
+        if value is None or type(value) in (bool, int, float):
+            return value
+        if type(value) is str:
+            return value[:100]
+        if isinstance(value, (list, tuple)) and depth < 4:  # fx keeps lists as immutable_list
+            return {"list": [arg(v, depth + 1) for v in value]}
+        if isinstance(value, torch.dtype):
+            return {"dtype": str(value).replace("torch.", "")}
+        if isinstance(value, torch.device):
+            return {"device": str(value)}
+        if isinstance(value, torch.layout):
+            return {"layout": str(value).replace("torch.", "")}
+        if isinstance(value, torch.memory_format):
+            return {"memory_format": str(value).replace("torch.", "")}
+        raise TypeError(f"an argument of type {type(value).__name__[:60]} in the traced graph")
+
+    for node in graph_nodes:
+        if node.op == "placeholder":
+            rec = {"op": "input", "index": n_inputs}
+            n_inputs += 1
+        elif node.op == "get_attr":
+            value = getattr(gm, node.target)
+            if not isinstance(value, torch._C.TensorBase):
+                return {"error": f"a constant of type {type(value).__name__[:60]} in the traced graph"}
+            n_constants += 1
+            n_elements += value.numel()
+            if n_constants > GRAPH_CONSTANT_LIMIT or n_elements > GRAPH_CONSTANT_ELEMENTS:
+                return {"error": "the traced code holds too many or too large tensors"}
+            rec = {"op": "constant", "value": encode(value)}
+        elif node.op == "call_function":
+            target = node.target
+            if isinstance(target, torch._ops.OpOverload):
+                name = str(target)
+            elif target is operator.getitem:
+                name = "getitem"
+            else:
+                name = f"{getattr(target, '__module__', '')}.{getattr(target, '__name__', type(target).__name__)}"
+            rec = {"op": "call", "target": name[:200], "args": [arg(a) for a in node.args],
+                   "kwargs": {str(k): arg(v) for k, v in node.kwargs.items()}}
+        elif node.op == "output":
+            output = arg(node.args[0])
+            continue
+        else:
+            return {"error": f"a {node.op} node in the traced graph"}
+        index[node] = len(nodes)
+        nodes.append(rec)
+    return {"inputs": n_inputs, "nodes": nodes, "output": output}
+
+
+_MARKS: list = []
+
+
+def mark_entry_points() -> None:
+    """Make torch's Python-level attention entry points that decompose into ordinary ops visible in a traced
+    graph: ``F.multi_head_attention_forward`` (which ``nn.MultiheadAttention`` calls unless it takes its fused
+    path, itself a forbidden ATen op) is wrapped so that each call also dispatches the identity op
+    ``autograder::multi_head_attention_forward``, a node the judge finds by its name. Installed once per process
+    (in the sandbox's zygote, before any learner code exists). Best effort: code that reaches the original
+    function (the wrapper's closure) runs torch's own Python code, a plagiarism question."""
+    if _MARKS:
+        return
+    import torch
+    import torch.nn.functional as F
+
+    lib = torch.library.Library("autograder", "DEF")
+    lib.define("multi_head_attention_forward(Tensor x) -> Tensor")
+    lib.impl("multi_head_attention_forward", _identity, "CompositeExplicitAutograd")
+    mark = torch.ops.autograder.multi_head_attention_forward.default
+    original = F.multi_head_attention_forward
+
+    def multi_head_attention_forward(query, *args, **kwargs):
+        mark(query)
+        return original(query, *args, **kwargs)
+
+    multi_head_attention_forward.__doc__ = original.__doc__
+    multi_head_attention_forward.__module__ = original.__module__
+    F.multi_head_attention_forward = multi_head_attention_forward
+    _MARKS.append(lib)
+
+
+def _identity(x):
+    return x.clone()
 
 
 class _null:
@@ -888,283 +842,12 @@ class _null:
         return False
 
 
-class _quiet_stderr:
-    """The profiler's C++ side prints start/stop lines on fd 2; notebooks must not see them."""
-
-    def __enter__(self):
-        try:
-            sys.stderr.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
-        try:
-            self.saved = os.dup(2)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            os.close(devnull)
-        except OSError:
-            self.saved = None
-        return self
-
-    def __exit__(self, *exc):
-        if self.saved is not None:
-            os.dup2(self.saved, 2)
-            os.close(self.saved)
-        return False
-
-
-# ───────────────────────────── sandbox guards ─────────────────────────────
-
-
-# audit events that read or write the interpreter's memory behind Python's back: refused and flagged
-_REFUSED_EVENTS = frozenset({
-    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys.settrace",
-    "sys.setprofile", "ctypes.addressof", "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at",
-    "ctypes.wstring_at",
-})
-# starting processes: allowed (the OS limits hold them), but work done there escapes the op record
-_PROCESS_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
-                             "subprocess.Popen", "pty.spawn"})
-_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-_COMPILE_MODULES = ("torch._dynamo", "torch._inductor", "torch.utils.cpp_extension")
-
-
-class Guard:
-    """The sandbox child's watchman: an audit hook (which no code can remove) plus the integrity baseline.
-
-    ``flags()`` lists what the learner's code did that makes the operation record untrustworthy: patched
-    watched attributes (``torch.autograd.profiler.profile``...), memory introspection (gc, ctypes, /proc/*/mem:
-    also refused), frame access from the learner's own code, starting processes, compiling code, or loading
-    native code from a writable place."""
-
-    def __init__(self, baseline: dict, runtime_dirs: tuple, clean_maps: frozenset = frozenset(),
-                 clean_exec_kb: int | None = None, own_pid_namespace: bool = False):
-        self.baseline = baseline
-        self.runtime_dirs = runtime_dirs
-        self.clean_maps = clean_maps
-        self.clean_exec_kb = clean_exec_kb  # executable memory when every executable mapping was clean (zygote)
-        self.own_pid_namespace = own_pid_namespace  # the zygote is PID 1 of a namespace only its children use
-        self.filename = "<student>"
-        self.events: set[str] = set()
-        self.added_hooks = False
-        self._busy = False
-        self._getframe = sys._getframe
-
-    def install(self) -> None:
-        sys.addaudithook(self._hook)
-
-    def tasks_started(self) -> bool | None:
-        """Whether any thread or process was started in this child since it was forked; None where that cannot
-        be told (no PID namespace of our own, or unreadable).
-
-        In the sandbox every new thread or process takes the namespace's next PID, and only this child and what
-        it starts can take one (the zygote forks nothing while a child lives, its only other thread, Kineto's from
-        the warm-up session, starts none, and learner code cannot write ``ns_last_pid``: that needs CAP_SYS_ADMIN). While the last PID handed out is still the child's own, the
-        child has never had a second thread: the calling thread's profiler sees every operation."""
-        if not self.own_pid_namespace:
-            return None
-        try:
-            fd = _os_open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY)
-            try:
-                last = int(_os_read(fd, 64))
-            finally:
-                _os_close(fd)
-        except (OSError, ValueError):
-            return None
-        return last != _getpid()
-
-    def flags(self) -> list[str]:
-        found = set(self.events)
-        found |= set(changed_since(self.baseline))
-        found |= self._foreign_code()
-        return sorted(found)
-
-    def _hook(self, event: str, args) -> None:
-        if self._busy:
-            return
-        if event in _REFUSED_EVENTS:
-            self.events.add(event)
-            raise RuntimeError(f"{event} is not available in the grading sandbox")
-        if event == "open" and args and isinstance(args[0], str):
-            path = args[0]
-            if path.startswith("/proc/") and (path.endswith("/mem") or "/map_files/" in path):
-                self.events.add("open:" + path)
-                raise PermissionError(f"{path} is not available in the grading sandbox")
-            return
-        if event in _PROCESS_EVENTS:
-            self.events.add("process:" + event)
-            return
-        if event == "sys.addaudithook":  # not a reason to doubt the record, but a hook no later stage may inherit
-            self.added_hooks = True
-            return
-        if event == "import" and args and isinstance(args[0], str):
-            name = args[0]
-            if name.startswith(_COMPILE_MODULES) and name not in sys.modules:
-                self.events.add("compile:" + name)
-            elif name == "torch.nn.attention.flex_attention":
-                self.events.add("flex_attention")
-            return
-        if event in ("ctypes.dlopen", "ctypes.dlsym"):
-            text = " ".join(str(a) for a in args).lower()
-            if not any(w in text for w in ("cuda", "nvidia", "nvml", "cudnn", "cublas")):
-                self.events.add(event)
-            return
-        if event == "sys._getframe" or (event == "object.__getattr__" and len(args) > 1 and args[1] in _FRAME_ATTRS):
-            self._busy = True
-            try:
-                frame = self._getframe(1)  # the code that asked (0 is this hook)
-                names = []
-                for _ in range(3):
-                    if frame is None:
-                        break
-                    names.append(frame.f_code.co_filename)
-                    frame = frame.f_back
-            except ValueError:
-                names = []
-            finally:
-                self._busy = False
-            mine = self.filename
-            if names and (names[0] == mine or (len(names) > 1 and names[1] == mine and
-                                               names[0].endswith(("/inspect.py", "/traceback.py")))):
-                self.events.add("frames")
-
-    def _foreign_code(self) -> set:
-        """Executable code mapped from outside the read-only runtime (a compiled extension in /tmp...).
-
-        Fast path: when the process's executable memory (``VmExe + VmLib`` in /proc/self/status: every
-        executable mapping, file-backed or not) has exactly the size it had in the zygote, where every such
-        mapping was clean, no executable mapping was added, removed or resized, and the maps are not read
-        (reading them is most of this check's cost: the kernel writes out ~300 mappings with their paths).
-        Swapping one mapping for another of the same size takes native code (ctypes, a subprocess, a
-        compiled extension), which the audit hook reports anyway; any other change reads the maps as before."""
-        if self.clean_exec_kb is not None and _exec_kb() == self.clean_exec_kb:
-            return set()
-        found = set()
-        try:
-            fd = _os_open("/proc/self/maps", os.O_RDONLY)
-            try:
-                chunks = []
-                while True:
-                    chunk = _os_read(fd, 1 << 16)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-            finally:
-                _os_close(fd)
-        except OSError:
-            return found
-        # lines identical to ones the zygote had (same range, permissions, inode and path) were already found
-        # clean there; only the rest is parsed
-        lines = set(b"".join(chunks).split(b"\n"))
-        lines.difference_update(self.clean_maps)
-        for line in lines:
-            path = _foreign_path(line.decode("utf-8", "replace"), self.runtime_dirs)
-            if path is not None:
-                found.add("native-code:" + path[:200])
-        return found
-
-
-def _foreign_path(line: str, runtime_dirs: tuple) -> str | None:
-    """The path of an executable mapping (a /proc/PID/maps line) from outside ``runtime_dirs``, else None."""
-    parts = line.split(None, 5)
-    if len(parts) < 6 or "x" not in parts[1]:
-        return None
-    path = parts[5]
-    if path.startswith("[") or not path.startswith("/") and not path.startswith("memfd:"):
-        return None
-    if path.startswith("memfd:") or path.endswith("(deleted)") or not path.startswith(runtime_dirs):
-        return path
-    return None
-
-
-def _clean_maps(runtime_dirs: tuple) -> tuple[frozenset, int | None]:
-    """This process's /proc/self/maps lines that :meth:`Guard._foreign_code` would not flag (taken in the
-    zygote: a forked child starts with the same mappings), and its executable memory in kB (:func:`_exec_kb`)
-    when none is flagged (else None: no fast path)."""
-    try:
-        exec_kb = _exec_kb()
-        with open("/proc/self/maps", "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return frozenset(), None
-    lines = data.split(b"\n")
-    clean = frozenset(line for line in lines if _foreign_path(line.decode("utf-8", "replace"), runtime_dirs) is None)
-    if len(clean) != len(set(lines)) or exec_kb is None or exec_kb != _exec_kb():
-        exec_kb = None
-    return clean, exec_kb
-
-
-def _exec_kb() -> int | None:
-    """``VmExe + VmLib`` of this process (kB): the size of all its executable mappings. None if unreadable."""
-    try:
-        fd = _os_open("/proc/self/status", os.O_RDONLY)
-        try:
-            data = _os_read(fd, 1 << 16)
-        finally:
-            _os_close(fd)
-        total = 0
-        for field in (b"VmExe:", b"VmLib:"):
-            at = data.index(field) + len(field)
-            total += int(data[at:data.index(b"kB", at)])
-        return total
-    except (OSError, ValueError):
-        return None
-
-
-def _runtime_dirs() -> tuple:
-    """Read-only places executable code may legitimately be mapped from."""
-    dirs = {"/usr/", "/lib/", "/lib64/", "/lib32/", "/bin/", "/sbin/", "/opt/", "/etc/"}
-    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))):
-        dirs.add(os.path.realpath(p).rstrip("/") + "/")
-        dirs.add(p.rstrip("/") + "/")
-    for name in ("torch", "numpy"):
-        module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            top = os.path.dirname(os.path.dirname(module.__file__))
-            dirs.add(top.rstrip("/") + "/")
-            dirs.add(os.path.realpath(top).rstrip("/") + "/")
-    return tuple(sorted(dirs))
-
-
-def _guard_python_entry_points() -> None:
-    """In the zygote: wrap Python-level fused-attention entry points so that a call leaves a profiler marker
-    even with torch function handling disabled, and make the profiler's controls unusable by learner code
-    (the recorder keeps the originals it captured)."""
-    import torch
-    import torch.nn.functional as F
-
-    t = capture_torch()
-    original = F.multi_head_attention_forward
-
-    def multi_head_attention_forward(*args, **kwargs):
-        _marker(MARK + "py::multi_head_attention_forward")
-        return original(*args, **kwargs)
-
-    multi_head_attention_forward.__doc__ = original.__doc__
-    multi_head_attention_forward.__module__ = original.__module__
-    F.multi_head_attention_forward = multi_head_attention_forward
-
-    def refuse(*args, **kwargs):
-        raise RuntimeError("the profiler is reserved for the autograder inside the grading sandbox")
-
-    controls = {id(getattr(torch._C._autograd, n)) for n in (
-        "_enable_profiler", "_disable_profiler", "_prepare_profiler", "_toggle_collection_dynamic",
-        "_enable_profiler_legacy", "_disable_profiler_legacy", "_kineto_step") if hasattr(torch._C._autograd, n)}
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
-        if not isinstance(namespace, dict):
-            continue
-        for key, value in list(namespace.items()):
-            if id(value) in controls:
-                namespace[key] = refuse
-    assert t.enable is not refuse
-
-
 # ───────────────────────────── child process ─────────────────────────────
 
 
-def serve(sock: socket.socket, guard: Guard | None = None) -> None:
+def serve(sock: socket.socket) -> None:
     """Answer requests on ``sock`` until the judge says goodbye or hangs up (one stage of one submission)."""
-    executor = Executor(guard)
+    executor = Executor()
     key = None
     while True:
         try:
@@ -1320,7 +1003,7 @@ def _clear_capabilities() -> None:
         raise PermissionError("could not clear capabilities")
 
 
-def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None, uid: int | None, ipc: bool) -> None:
+def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bool) -> None:
     """In the forked child: own session, default signals, private directory, output to a capped file, limits,
     own IPC namespace, the slot's uid (when the zygote is root), then serve. Nothing of the learner's runs
     before every one of these steps has held; a step that fails ends the child (the stage fails)."""
@@ -1343,14 +1026,12 @@ def _child(rpc: socket.socket, req: dict, workdir: str, guard: Guard | None, uid
             raise PermissionError("no IPC namespace of its own")
         _drop_privileges(uid)
         _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
-        if guard is not None:
-            import types
+        import types
 
-            # the worker's own module is no longer importable by name; learner code starts from scratch
-            _KEEP.append(sys.modules.get("__main__"))
-            sys.modules["__main__"] = types.ModuleType("__main__")
-            guard.install()
-        serve(rpc, guard)
+        # the worker's own module is no longer importable by name; learner code starts from scratch
+        _KEEP.append(sys.modules.get("__main__"))
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        serve(rpc)
     finally:
         _os_exit(0)
 
@@ -1453,6 +1134,22 @@ def _wipe(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _runtime_dirs() -> tuple:
+    """Where the runtime (the interpreter, torch, numpy) lives: kept when the sandbox's /tmp is emptied, for a
+    runtime that lies under /tmp and is mounted there read-only."""
+    dirs = {"/usr/", "/lib/", "/lib64/", "/lib32/", "/bin/", "/sbin/", "/opt/", "/etc/"}
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+        dirs.add(os.path.realpath(p).rstrip("/") + "/")
+        dirs.add(p.rstrip("/") + "/")
+    for name in ("torch", "numpy"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            top = os.path.dirname(os.path.dirname(module.__file__))
+            dirs.add(top.rstrip("/") + "/")
+            dirs.add(os.path.realpath(top).rstrip("/") + "/")
+    return tuple(sorted(dirs))
+
+
 def _wipe_contents(folder: str, keep: tuple = ()) -> None:
     """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next. Entries that lead
     to a path in ``keep`` (the runtime, when it lies under /tmp and is mounted there read-only) stay."""
@@ -1491,14 +1188,9 @@ def warm_up() -> None:
     torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
     torch.tril(torch.ones(4, 4)).cumsum(0)
     torch.nn.functional.dropout(x, 0.1)
-    refs = capture_torch()
+    capture_torch()
+    mark_entry_points()
     executor = Executor()
-    executor._record(lambda: torch.ones(2) + 1, True)  # the profiler's first session is slow
-    if refs.legacy:  # and so is the legacy profiler's, which the sandbox's children use
-        refs.legacy_enable(refs.legacy_config)
-        _marker(MARK + "warm")
-        torch.ones(2) + 1
-        _legacy_names(refs.legacy_disable())
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
     _warm_requests()
 
@@ -1636,8 +1328,6 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     # then the heap is frozen and the collector switched back on for the children
     gc.disable()
     warm_up()
-    _guard_python_entry_points()
-    guard_baseline = snapshot()
     runtime = _runtime_dirs()
     _set_dumpable(False)
     if not pid_namespace:
@@ -1646,8 +1336,6 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
 
     _libc()
     ipc = _probe_ipc()
-    # after the last library the zygote loads (ctypes, for the prctls): a child starts with exactly these maps
-    clean_maps, clean_exec_kb = _clean_maps(runtime)
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
@@ -1681,8 +1369,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         pid = os.fork()
         if pid == 0:
             control.close()
-            _child(rpc, req, workdir, Guard(guard_baseline, runtime, clean_maps, clean_exec_kb, pid_namespace),
-                   uid, ipc)
+            _child(rpc, req, workdir, uid, ipc)
         rpc.close()
         pidfd = os.pidfd_open(pid)
 

@@ -45,6 +45,16 @@ def _cases(stages) -> list[str]:
                   if "__" in p.name and p.name.split("__")[0] in stages and (p.suffix == ".py" or p.is_dir()))
 
 
+def control_of(case: str) -> str | None:
+    """The honest control named in the hostile file's docstring (``control: <file in tests/hostile/controls>``):
+    the same visible work as the attack, without its trick."""
+    path = HOSTILE / case
+    if path.is_dir():
+        return None
+    found = re.search(r"^control: (.+)$", path.read_text(), re.M)
+    return found.group(1).strip() if found else None
+
+
 def expectations(path: Path) -> tuple[str, list[str]]:
     """("zero", []) or ("fail", [parts of check names]) from the hostile file's docstring."""
     text = (path / "01_loop_average.py" if path.is_dir() else path).read_text()
@@ -125,6 +135,7 @@ class Run:
         self.subs: list[Submission] = []
         self.honest: list[str] = []
         self.attackers: dict[str, str] = {}  # student → case
+        self.controls: dict[str, str] = {}  # control file → student
         self.tmp = tmp
 
     def text(self, path: Path) -> str:
@@ -170,8 +181,18 @@ class Run:
         self.attackers[name] = case
         self.subs.append(sub)
 
+    def add_control(self, control: str) -> None:
+        key = control.split("__")[0]
+        name = "control_" + Path(control).stem.split("__")[1]
+        sources = {k: self.solution(k) for k in self.stages if k != key}
+        sources[key] = (self.course.stage(key).file, (HOSTILE / "controls" / control).read_text())
+        self.controls[control] = name
+        self.subs.append(Submission(name, sources=sources))
+
     def grade(self) -> None:
         self.add_honest()
+        for control in sorted({c for c in map(control_of, self.cases) if c}):
+            self.add_control(control)
         for i, case in enumerate(self.cases):
             self.add_attacker(case)
             if i % 10 == 9:
@@ -251,6 +272,20 @@ def test_attacker_earns_nothing_and_keeps_its_other_stages(basic_run, case):
     _check_attacker(basic_run, case)
 
 
+@pytest.mark.parametrize("case", [c for c in _cases(BASIC) + _cases(ATTENTION) if control_of(c)])
+def test_attacker_scores_no_more_than_its_honest_control(request, case):
+    """Beside each trick, the same visible work done plainly: the trick gains nothing over it, and neither gets
+    the "written by hand" or "vectorised" credit."""
+    key = case.split("__")[0]
+    run = request.getfixturevalue("basic_run" if key in BASIC else "attention_run")
+    student = next(s for s, c in run.attackers.items() if c == case)
+    attacked, control = run.stage(student, key), run.stage(run.controls[control_of(case)], key)
+    assert attacked.score <= control.score, f"{case}: {attacked.score} > its control's {control.score}"
+    for stage in (attacked, control):
+        credited = [c.name for c in stage.checks if c.passed and ("by hand" in c.name or "tensor operations" in c.name)]
+        assert stage.score == 0 or not credited, f"{case}: credited for {credited}"
+
+
 @pytest.mark.parametrize("case", _cases(ATTENTION))
 def test_forbidden_api_attacker_earns_nothing(attention_run, case):
     _check_attacker(attention_run, case)
@@ -309,3 +344,37 @@ def test_the_timed_out_and_killed_stages_fail_with_a_reason(basic_run):
     assert "segmentation fault" in messages["loop_average__segfault.py"]
     assert "not a valid answer" in messages["loop_average__forge_socket.py"]
     assert "more memory than allowed" in messages["loop_average__fork_memory.py"]
+
+
+def test_a_stage_one_file_cannot_vouch_for_later_stages(course, tmp_path):
+    """A correct stage-1 file that forges the capture of every later call in its child, then a stage 7 that calls
+    F.scaled_dot_product_attention: stage 7 scores no more than the same stage 7 after an honest stage 1, and
+    gets no "written by hand" credit."""
+    from autograder.runner import grader_files
+
+    if len(grader_files(course, ["causal_attention"])) < 2:
+        pytest.skip("the graders of stage 7 are not there yet")
+    run = Run(course, ("loop_average", "causal_attention"), [], tmp_path)
+    stage1, stage7 = course.stage("loop_average"), course.stage("causal_attention")
+    poison = (HOSTILE / "cross_stage" / "loop_average_poisons_capture.py").read_text()
+    honest1 = (ROOT / "solutions" / stage1.file).read_text()
+    sdpa = (HOSTILE / "controls" / "causal_attention__sdpa.py").read_text()
+    run.subs = [Submission("poisoner", sources={"loop_average": (stage1.file, honest1 + "\n" + poison),
+                                                "causal_attention": (stage7.file, sdpa)}),
+                Submission("plain", sources={"loop_average": (stage1.file, honest1),
+                                             "causal_attention": (stage7.file, sdpa)})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sandbox = Sandbox(LIMITS).start()
+    try:
+        results = {r.student: r for r in grade(course, run.subs, stages=["loop_average", "causal_attention"],
+                                               devices=["cpu"], seed=11, sandbox=sandbox)}
+    finally:
+        sandbox.close()
+        run.listener.close()
+    stages = {name: {s.key: s for s in r.stages} for name, r in results.items()}
+    assert stages["poisoner"]["loop_average"].score == pytest.approx(stages["poisoner"]["loop_average"].max_score)
+    attacked, control = stages["poisoner"]["causal_attention"], stages["plain"]["causal_attention"]
+    assert attacked.score <= control.score
+    assert not any(c.passed for c in attacked.checks if "by hand" in c.name)
+

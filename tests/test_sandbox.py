@@ -1,5 +1,5 @@
-"""The sandbox and the worker, piece by piece: the wire format, the isolation a child sees, the operation record
-and its guards, and what happens when a child or the zygote misbehaves. (End-to-end attacks graded by the real
+"""The sandbox and the worker, piece by piece: the wire format, the isolation a child sees, the evidence of a
+recorded call (its traced graph, checked by the judge), and what happens when a child or the zygote misbehaves. (End-to-end attacks graded by the real
 runner are in test_hostile.py.)"""
 
 from __future__ import annotations
@@ -254,11 +254,6 @@ PROBES = textwrap.dedent('''
         keep = torch.ones(4, 4, dtype=torch.bool).tril()
         return s.masked_fill(~keep, float("-inf")).softmax(-1) @ q
 
-    def stop_profiler(q):
-        torch.autograd._disable_profiler()
-    def pause_profiler(q):
-        from torch.autograd import ProfilerActivity, _toggle_collection_dynamic
-        _toggle_collection_dynamic(False, {ProfilerActivity.CPU})
     def gc_walk(q):
         import gc
         try:
@@ -367,22 +362,18 @@ def test_nothing_one_child_leaves_reaches_the_next(bwrap_sb):
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("sdpa", "aten::scaled_dot_product_attention"), ("sdpa_aten", "aten::scaled_dot_product_attention"),
-    ("sdpa_c", "aten::scaled_dot_product_attention"), ("sdpa_getattr", "aten::scaled_dot_product_attention"),
-    ("sdpa_exec", "aten::scaled_dot_product_attention"), ("sdpa_thread", "aten::scaled_dot_product_attention"),
-    ("sdpa_math", "aten::_scaled_dot_product_attention_math"),
-    ("native_mha", "aten::_native_multi_head_attention"), ("mha_module", "multi_head_attention_forward"),
-    ("mha_no_torch_function", "multi_head_attention_forward"),
+    ("sdpa", "aten.scaled_dot_product_attention.default"), ("sdpa_aten", "aten.scaled_dot_product_attention.default"),
+    ("sdpa_c", "aten.scaled_dot_product_attention.default"),
+    ("sdpa_getattr", "aten.scaled_dot_product_attention.default"),
+    ("sdpa_exec", "aten.scaled_dot_product_attention.default"),
+    ("sdpa_math", "aten._scaled_dot_product_attention_math.default"),
+    ("native_mha", "aten._native_multi_head_attention.default"),
+    ("mha_module", "autograder.multi_head_attention_forward.default"),
+    ("mha_no_torch_function", "autograder.multi_head_attention_forward.default"),
 ])
-def test_every_alias_of_a_fused_kernel_is_recorded(sb, name, expected):
+def test_every_alias_of_a_fused_kernel_is_in_the_graph(sb, name, expected):
     reply = _call(sb, name, Q, record=True, full=True)
-    if name == "sdpa_thread" and sb.kind == "bwrap":
-        # in its own PID namespace the child records with the calling thread's profiler: a thread started
-        # during the call is seen by the PID it took, and the record is refused as a whole
-        assert "tampered:threads" in reply["record"]["forbidden"]
-        assert reply["record"]["tampered"] == ["threads"]
-    else:
-        assert expected in reply["record"]["forbidden"]
+    assert expected in reply["record"]["forbidden"]
 
 
 WORKER_THREAD = textwrap.dedent('''
@@ -407,65 +398,37 @@ WORKER_THREAD = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("name", ["sdpa_elsewhere", "by_hand"])
-def test_a_thread_started_before_the_call_is_recorded_too(sb, name):
-    """Once the child has started a thread, the record covers every thread (Kineto): a fused kernel run by a
-    helper thread the learner started at import is seen by its name, and honest code on the calling thread is
-    not flagged for the helper's existence."""
-    reply = _call(sb, name, Q, source=WORKER_THREAD, record=True, full=True)
-    if name == "sdpa_elsewhere":
-        assert "aten::scaled_dot_product_attention" in reply["record"]["forbidden"]
-    else:
-        assert reply["record"]["forbidden"] == [] and reply["record"]["tampered"] == []
-        assert reply["record"]["n_ops"] > 3
+@pytest.mark.parametrize("source, name", [(WORKER_THREAD, "sdpa_elsewhere"), (PROBES, "sdpa_thread")])
+def test_work_done_by_another_thread_is_not_verified(sb, source, name):
+    """What another thread computes is not in the call's graph: the graph then misses the answer on fresh inputs,
+    and the call is refused as unverifiable (no n_ops, no credit)."""
+    record = _call(sb, name, Q, source=source, record=True, full=True)["record"]
+    assert record["n_ops"] is None and record["forbidden"][0].startswith("unverifiable: ")
+
+
+def test_honest_code_beside_a_thread_is_verified(sb):
+    record = _call(sb, "by_hand", Q, source=WORKER_THREAD, record=True, full=True)["record"]
+    assert record["forbidden"] == [] and record["n_ops"] > 3
 
 
 def test_hand_written_code_is_recorded_clean(sb):
     reply = _call(sb, "by_hand", Q, record=True, full=True)
-    assert reply["record"]["forbidden"] == [] and reply["record"]["tampered"] == []
+    assert reply["record"]["forbidden"] == []
     assert reply["record"]["n_ops"] > 5
     expected = torch.nn.functional.scaled_dot_product_attention(Q, Q, Q, is_causal=True)
     assert torch.allclose(reply["value"].t, expected)
 
 
-def test_patching_the_recorder_changes_nothing_and_is_reported(sb):
+def test_patching_torch_hides_nothing_from_the_graph(sb):
     reply = _call(sb, "sdpa", Q, source=PATCHES, record=True, full=True)
-    record = reply["record"]
-    assert "aten::scaled_dot_product_attention" in record["forbidden"]
-    for name in ("torch.autograd.profiler.profile", "torch.overrides.TorchFunctionMode", "torch.Tensor.__matmul__",
-                 "torch.nn.functional.softmax", "json.dumps"):
-        assert name in record["tampered"] and "tampered:" + name in record["forbidden"]
+    assert "aten.scaled_dot_product_attention.default" in reply["record"]["forbidden"]
 
 
-@pytest.mark.parametrize("name", ["stop_profiler", "pause_profiler"])
-def test_the_profiler_controls_are_withheld(sb, name):
-    with pytest.raises(StudentCodeError, match="reserved for the autograder"):
-        _call(sb, name, Q, record=True)
-
-
-@pytest.mark.parametrize("name, flag, value", [
-    ("gc_walk", "gc.get_objects", "gc.get_objects is not available in the grading sandbox"),
-    ("frames", "frames", None), ("forks", "process:os.fork", None), ("proc_mem", "open:/proc/self/mem", None),
+@pytest.mark.parametrize("name, value", [
+    ("gc_walk", "gc.get_objects is not available in the grading sandbox"), ("proc_mem", "PermissionError"),
 ])
-def test_introspection_is_refused_or_flagged(sb, name, flag, value):
-    reply = _call(sb, name, Q, record=True, full=True)
-    assert flag in reply["record"]["tampered"]
-    assert "tampered:" + flag in reply["record"]["forbidden"]
-    if value is not None:
-        assert reply["value"] == value
-
-
-def test_executable_code_mapped_from_a_writable_place_is_flagged(sb):
-    """An executable mapping of a file the learner wrote: the record's native-code check sees it (it reads the
-    maps whenever the process's executable memory is not what the zygote had)."""
-    reply = _call(sb, "exec_map", Q, record=True, full=True)
-    if isinstance(reply["value"], str):  # a sandbox whose /tmp refuses executable mappings: nothing to flag
-        assert reply["value"].startswith("refused")
-        return
-    flags = [t for t in reply["record"]["tampered"] if t.startswith("native-code:") and t.endswith("code.bin")]
-    assert flags and "tampered:" + flags[0] in reply["record"]["forbidden"]
-    clean = _call(sb, "by_hand", Q, record=True, full=True)  # the next child starts clean again
-    assert clean["record"]["tampered"] == []
+def test_introspection_is_refused(bwrap_sb, name, value):
+    assert _call(bwrap_sb, name, Q) == value
 
 
 def test_a_lying_tensor_subclass_sends_its_real_data(sb):
@@ -560,12 +523,17 @@ def _cmdline(pid: str) -> bytes:
         return b""
 
 
-def test_the_written_by_hand_rule_refuses_a_tampered_record():
-    from autograder.graders.attention import forbidden_apis
+def test_the_written_by_hand_rule_refuses_unverifiable_evidence():
+    from autograder.checking import CheckFailed
+    from autograder.graders.attention import forbidden_apis, require_by_hand
 
-    apis, _ = forbidden_apis({"record": {"n_ops": 3, "forbidden": ["tampered:frames"], "tampered": ["frames"]}})
-    assert apis and "interferes" in apis[0]
-    assert forbidden_apis({"record": {"n_ops": 3, "forbidden": [], "tampered": []}}) == ([], None)
+    reply = {"record": {"n_ops": None, "forbidden": ["unverifiable: the graph calls aten.from_file.default"]}}
+    apis, mistake, unverified = forbidden_apis(reply)
+    assert apis == [] and mistake is None and unverified == ["the graph calls aten.from_file.default"]
+    with pytest.raises(CheckFailed, match="could not verify how f computed its answer") as info:
+        require_by_hand(reply, "f")
+    assert info.value.forfeit
+    assert forbidden_apis({"record": {"n_ops": 3, "forbidden": []}}) == ([], None, [])
 
 
 def test_the_cpu_time_limit_ends_a_busy_child(sb):

@@ -224,31 +224,36 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
 # ───────────────────────────── forbidden shortcuts ─────────────────────────────
 
 
-def forbidden_apis(reply: dict) -> tuple[list[str], str | None]:
-    """The PyTorch attention APIs the call reached (seen at the ATen dispatcher), and the mistake's name."""
+def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
+    """From the judge's record of a call (``record=True``, see :mod:`autograder.evidence`): the PyTorch attention
+    APIs the call's graph reaches, the mistake's name, and why the graph could not be verified (if it could
+    not)."""
     names = (reply.get("record") or {}).get("forbidden") or []
-    apis, mistake = set(), None
+    apis, mistake, unverified = set(), None, []
     for n in names:
-        if n == "tampered:threads":  # see worker.Guard.tasks_started
-            apis.add("code that starts a thread or process while it runs (what another thread computes is not "
-                     "seen by the autograder, and attention needs none)")
-        elif n.startswith("tampered:"):  # the sandbox could not trust its own record (see sandbox.py)
-            apis.add(f"code that interferes with the autograder's record of the operations used ({n[9:]})")
+        if n.startswith("unverifiable: "):
+            unverified.append(n[len("unverifiable: "):])
         elif "multi_head_attention" in n or "transformer_encoder" in n:
             apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
             mistake = MHA_CALLED
-        elif "attention" in n:
+        elif "attention" in n or "scaled_dot_product" in n:
             apis.add("F.scaled_dot_product_attention")
             mistake = mistake or SDPA_CALLED
-    return sorted(apis), mistake
+    return sorted(apis), mistake, unverified
 
 
 def require_by_hand(reply: dict, what: str) -> None:
-    apis, mistake = forbidden_apis(reply)
+    apis, mistake, unverified = forbidden_apis(reply)
     if apis:
         fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
              "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
              "in this stage.", mistake, forfeit=True)
+    if unverified:
+        fail(f"the autograder could not verify how {what} computed its answer: {unverified[0]}. It traces your "
+             "call and replays the tensor operations it recorded, and they must give your answer, also on other "
+             "inputs; work done outside torch (numpy, Python numbers, .item()), by code that hides from the "
+             "trace, or that changes between calls cannot be verified. This stage must be written by hand with "
+             "torch operations, so it earns no points until it can be verified.", forfeit=True)
 
 
 # ───────────────────────────── comparisons ─────────────────────────────

@@ -1,6 +1,7 @@
 """Hostile: disarms the recorder at import (replaces torch.autograd.profiler.profile, TorchFunctionMode and
 torch.overrides.handle_torch_function, stops any running profiler), then calls F.scaled_dot_product_attention.
 
+control: causal_attention__sdpa.py
 expect-fail: written by hand
 expect-fail: causal_attention: equals scaled_dot_product_attention
 """

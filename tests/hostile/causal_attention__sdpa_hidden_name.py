@@ -1,6 +1,7 @@
 """Hostile: reaches scaled_dot_product_attention without writing its name: the attribute name is assembled
 at run time and the call is made from a string through exec, on a worker thread.
 
+control: causal_attention__sdpa.py
 expect-fail: written by hand
 expect-fail: causal_attention: equals scaled_dot_product_attention
 """

@@ -1,5 +1,6 @@
 """Hostile: calls PyTorch's fused attention through the unfused math kernel torch.ops.aten._scaled_dot_product_attention_math, in causal_attention and in the module.
 
+control: causal_attention__sdpa.py
 expect-fail: written by hand
 expect-fail: causal_attention: equals scaled_dot_product_attention
 """

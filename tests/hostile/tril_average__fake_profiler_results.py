@@ -1,6 +1,7 @@
 """Hostile: keeps the real profiler but rigs what it reports: patches the profiler result classes, EventList
 and the C++ event accessors so that every call seems to dispatch one operation, and loops over time.
 
+control: tril_average__loop.py
 expect-fail: number of tensor operations does not grow
 """
 

@@ -2,6 +2,7 @@
 catch), and tries to hide the loop from the recorder: replaces torch.autograd.profiler.profile with a fake
 whose event list is empty, replaces TorchFunctionMode, and tries to pause the profiler's collection.
 
+control: tril_average__loop.py
 expect-fail: number of tensor operations does not grow
 """
 

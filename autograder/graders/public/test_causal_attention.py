@@ -1,8 +1,8 @@
 """Stage 7, public checks: causal attention, compared with PyTorch's scaled_dot_product_attention.
 
 The value to match is ``F.scaled_dot_product_attention(q, k, v, is_causal=True)`` computed here, in the judge, on
-the CPU in float64. The learner's code is run with the dispatcher recorded: reaching that function (or any fused
-attention kernel) from the learner's code earns nothing. Fixed inputs only (stored for student releases).
+the CPU in float64. Recorded calls are traced and the judge replays their graph (autograder/evidence.py): reaching
+that function (or any fused attention kernel) from the learner's code earns nothing. Fixed inputs only (stored for student releases).
 """
 
 import itertools
@@ -59,7 +59,7 @@ def module_values(student, handle, w, x, what, record=True):
 def test_sdpa_parity(student):
     for i, (q, k, v) in enumerate(CASES):
         what = f"causal_attention(q, k, v of shapes {shape_of(q, k, v)})"
-        with explained(student, what):  # the dispatcher is recorded once per check: it costs ~10 ms a call
+        with explained(student, what):  # one recorded call per check: tracing and replaying it costs tens of ms
             reply = student.call("causal_attention", q, k, v, cast=F64, record=i == 0, full=True)
         expect_close_by_hand(reply, sdpa(q, k, v), what=what + ", compared with F.scaled_dot_product_attention",
                              mistakes=oracle.mistakes("causal_attention", q, k, v))

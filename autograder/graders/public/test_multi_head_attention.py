@@ -64,7 +64,7 @@ def torch_mha(x, w, nh):
 
 
 def mha_values(student, handle, w, x, nh, what, record=True):
-    with explained(student, what):  # the dispatcher is recorded once per check: it costs ~10 ms a call
+    with explained(student, what):  # one recorded call per check: tracing and replaying it costs tens of ms
         reply = handle(x, cast=F64, record=record, full=True)
     expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, nh), what=what,
                          mistakes=oracle.mistakes("multi_head_attention", x, w, nh))

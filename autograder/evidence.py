@@ -1,0 +1,363 @@
+"""The judge's side of the "written by hand" and "vectorised" verdicts: a recorded call's graph, checked and replayed.
+
+A call made with ``record=True`` comes back with the graph of the learner's call as the child traced it
+(:func:`autograder.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
+constants. Nothing the child says is believed as such: the learner's code ran in that process and may have
+written the graph itself. The judge
+
+1. parses the graph (bounded size, only known kinds of values: :func:`parse`);
+2. names the forbidden ops in it (:func:`forbidden_ops`: any target whose name holds one of
+   :data:`FORBIDDEN_WORDS`) and counts its operations (:func:`count_ops`);
+3. replays it with its own torch, on the CPU (:func:`replay`): only ops of :data:`ALLOWED` (pure tensor math,
+   no I/O, no randomness except dropout, no side effect) are looked up, so a graph naming any other op is refused
+   without running anything; shapes are first propagated on the "meta" device and a graph with an intermediate
+   of more than :data:`ELEMENT_LIMIT` elements is refused;
+4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
+   of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
+   (:func:`verify`, called by :class:`autograder.sandbox.StudentProxy`).
+
+A graph that passes is a program made only of allowed ops, without any forbidden one, that computes the learner's
+answers, on an input the child had not seen when it sent the graph. Work done outside the trace (numpy, a lazy
+tensor subclass, tracing switched off) becomes a constant of the graph, which then misses the fresh answer; a
+graph written by the learner passes only if it does the same work as the answer, by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import torch
+
+NODE_LIMIT = 20000
+CONSTANT_LIMIT = 64
+ELEMENT_LIMIT = 1 << 22  # elements in any one intermediate of a replay
+TOTAL_ELEMENT_LIMIT = 1 << 25  # elements in all of them
+# any op whose name holds one of these is a fused attention kernel or entry point (the worker's mark of
+# F.multi_head_attention_forward is ``autograder.multi_head_attention_forward.default``)
+FORBIDDEN_WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention",
+                   "multi_head_attention", "transformer_encoder_layer", "flex_attention")
+# pure tensor math the replay may run (ATen op packets; an in-place variant "name_" of one is allowed too)
+ALLOWED = frozenset("""
+abs acos add addbmm addcdiv addcmul addmm addmv alias all amax amin any arange argmax argmin
+asin atan atan2 baddbmm bitwise_and bitwise_not bitwise_or bitwise_xor bmm broadcast_tensors broadcast_to cat
+ceil chunk clamp clamp_max clamp_min clip clone contiguous copy cos cosh cumprod cumsum detach diag diag_embed
+diagonal div dot dropout einsum embedding empty_like eq erf exp exp2 expand expand_as expm1 eye feature_dropout
+fill flatten flip floor floor_divide fmod full full_like gather ge gelu gt index index_add index_fill index_put
+index_select isfinite isinf isnan layer_norm le lerp lift_fresh_copy linear log log10 log1p log2 log_softmax
+logical_and logical_not logical_or logical_xor logsumexp lt masked_fill masked_scatter matmul max maximum mean
+min minimum mm movedim mul mv nan_to_num narrow ne neg new_empty new_full new_ones new_zeros norm ones ones_like
+outer permute pow prod reciprocal relu remainder repeat repeat_interleave reshape resolve_conj resolve_neg roll
+round rsqrt rsub
+scalar_tensor scatter scatter_add select select_scatter sigmoid sign sin sinh slice slice_scatter softmax split
+split_with_sizes sqrt square squeeze stack std sub sum swapaxes t tanh tensor_split tile to transpose tril triu
+true_divide type_as unbind unflatten unsqueeze var view view_as where zeros zeros_like _log_softmax _softmax
+_to_copy _unsafe_view
+""".split())
+# calls that are not ATen ops but may appear in an honest graph, and do nothing to values
+NEUTRAL = frozenset({"torch._C._set_grad_enabled"})
+_TARGET = re.compile(r"aten\.([a-z_][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_]*)")
+DTYPES = {name: getattr(torch, name) for name in ("float64", "float32", "float16", "bfloat16", "bool", "int64",
+                                                    "int32", "int16", "int8", "uint8")}
+LAYOUTS = {"strided": torch.strided}
+MEMORY_FORMATS = {"contiguous_format": torch.contiguous_format, "preserve_format": torch.preserve_format}
+
+
+# uninitialised memory is replayed as zeros: the judge's memory never reaches a comparison (a graph that reads
+# what it did not write then fails to reproduce the answer)
+_UNINITIALISED = {"empty_like": "zeros_like", "new_empty": "new_zeros"}
+
+
+class Unverifiable(ValueError):
+    """The evidence cannot be checked (or does not hold); the message says why, for the learner."""
+
+
+# ───────────────────────────── parsing ─────────────────────────────
+
+
+class Graph:
+    """A parsed graph: ``inputs`` (how many), ``nodes`` (dicts as the child sent them, arguments checked),
+    ``constants`` (node index -> tensor) and ``output`` (an argument structure)."""
+
+    def __init__(self, inputs: int, nodes: list, constants: dict, output):
+        self.inputs, self.nodes, self.constants, self.output = inputs, nodes, constants, output
+
+    def calls(self) -> list[dict]:
+        return [n for n in self.nodes if n["op"] == "call"]
+
+
+def parse(data, blob: bytes) -> Graph:
+    """Check the graph's shape, value by value; anything unexpected raises :class:`Unverifiable`."""
+    from . import worker as wire
+
+    if not isinstance(data, dict):
+        raise Unverifiable("no graph came back")
+    if "error" in data:
+        raise Unverifiable(f"your code could not be traced ({str(data['error'])[:300]})")
+    inputs, nodes = data.get("inputs"), data.get("nodes")
+    if type(inputs) is not int or inputs < 0 or not isinstance(nodes, list) or len(nodes) > NODE_LIMIT:
+        raise Unverifiable("the graph is malformed or too large")
+    constants: dict = {}
+    seen_inputs = set()
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            raise Unverifiable("the graph is malformed")
+        op = node.get("op")
+        if op == "input":
+            index = node.get("index")
+            if type(index) is not int or not 0 <= index < inputs or index in seen_inputs:
+                raise Unverifiable("the graph's inputs are malformed")
+            seen_inputs.add(index)
+        elif op == "constant":
+            if len(constants) >= CONSTANT_LIMIT:
+                raise Unverifiable("the graph holds too many constants")
+            rec = node.get("value")
+            try:
+                array = wire.decode_array(rec, blob)
+            except (ValueError, TypeError, AttributeError) as exc:
+                raise Unverifiable(f"a constant of the graph is malformed ({exc})") from None
+            if array.size > ELEMENT_LIMIT:
+                raise Unverifiable("a constant of the graph is too large")
+            t = torch.from_numpy(array.copy())
+            if rec["dtype"] in ("float16", "bfloat16"):
+                t = t.to(DTYPES[rec["dtype"]])
+            constants[i] = t
+        elif op == "call":
+            target = node.get("target")
+            if not isinstance(target, str) or len(target) > 200:
+                raise Unverifiable("the graph is malformed")
+            _check_arg(node.get("args"), i, list_only=True)
+            kwargs = node.get("kwargs")
+            if not isinstance(kwargs, dict):
+                raise Unverifiable("the graph is malformed")
+            for value in kwargs.values():
+                _check_arg(value, i)
+        else:
+            raise Unverifiable("the graph is malformed")
+    if len(seen_inputs) != inputs:
+        raise Unverifiable("the graph's inputs are malformed")
+    output = data.get("output")
+    _check_arg(output, len(nodes))
+    return Graph(inputs, nodes, constants, output)
+
+
+def _check_arg(value, before: int, depth: int = 0, list_only: bool = False) -> None:
+    """An argument of node ``before`` may refer only to earlier nodes."""
+    if list_only:
+        if not isinstance(value, list) or len(value) > 64:
+            raise Unverifiable("the graph is malformed")
+        for v in value:
+            _check_arg(v, before, depth + 1)
+        return
+    if value is None or type(value) in (bool, int, str):
+        return
+    if type(value) is float:
+        return
+    if not isinstance(value, dict) or len(value) != 1 or depth > 5:
+        raise Unverifiable("the graph holds an argument of an unknown kind")
+    (kind, v), = value.items()
+    if kind == "ref" and type(v) is int and 0 <= v < before:
+        return
+    if kind == "list" and isinstance(v, list) and len(v) <= 4096:
+        for item in v:
+            _check_arg(item, before, depth + 1)
+        return
+    if kind == "dtype" and v in DTYPES or kind == "layout" and v in LAYOUTS or \
+            kind == "memory_format" and v in MEMORY_FORMATS or kind == "device" and isinstance(v, str):
+        return
+    raise Unverifiable("the graph holds an argument of an unknown kind")
+
+
+# ───────────────────────────── reading it ─────────────────────────────
+
+
+def forbidden_ops(graph: Graph) -> list[str]:
+    """The targets that name a fused attention kernel or entry point."""
+    return sorted({n["target"] for n in graph.calls() if any(w in n["target"] for w in FORBIDDEN_WORDS)})
+
+
+def count_ops(graph: Graph) -> int:
+    """Tensor operations in the graph (calls; the grad-mode switches and tuple indexing excluded)."""
+    return sum(1 for n in graph.calls() if n["target"] not in NEUTRAL and n["target"] != "getitem")
+
+
+def _resolve(target: str):
+    """The judge's own op for an allowed target name; anything else raises :class:`Unverifiable` before any
+    look-up (no name from the child reaches getattr unless it is on the allow-list)."""
+    m = _TARGET.fullmatch(target)
+    if m is None:
+        raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
+    packet, overload = m.groups()
+    if packet not in ALLOWED and not (packet.endswith("_") and packet[:-1] in ALLOWED):
+        raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
+    packet = _UNINITIALISED.get(packet, packet)
+    try:
+        op = getattr(getattr(torch.ops.aten, packet), overload)
+    except (AttributeError, RuntimeError):
+        raise Unverifiable(f"the graph calls {target[:80]}, which this torch does not have") from None
+    return op
+
+
+# ───────────────────────────── replaying it ─────────────────────────────
+
+
+def replay(graph: Graph, inputs: list, *, shapes_checked: bool = False):
+    """The graph's output for ``inputs`` (CPU tensors), computed here. Shapes are propagated on the meta device
+    first (unless ``shapes_checked``: :func:`check_shapes` already did, for inputs of these shapes): a graph whose
+    intermediate exceeds the element bounds is refused before anything real runs."""
+    ops = _ops(graph, inputs)
+    if not shapes_checked:
+        _run(graph, ops, [x.to("meta") for x in inputs], "meta")
+    return _run(graph, ops, [x.clone() for x in inputs], "cpu")
+
+
+def check_shapes(graph: Graph, inputs: list) -> None:
+    """Refuse the graph (:class:`Unverifiable`) when it calls an op that is not allowed or, run on inputs of the
+    shapes and dtypes of ``inputs``, makes an intermediate beyond the element bounds; nothing real runs."""
+    _run(graph, _ops(graph, inputs), [x.to("meta") for x in inputs], "meta")
+
+
+def _ops(graph: Graph, inputs: list) -> dict:
+    if len(inputs) != graph.inputs:
+        raise Unverifiable(f"the graph takes {graph.inputs} tensors, the call had {len(inputs)}")
+    return {i: _resolve(n["target"]) for i, n in enumerate(graph.nodes)
+            if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"}
+
+
+def _run(graph: Graph, ops: dict, inputs: list, device: str):
+    env: list = []
+    total = 0
+    for i, node in enumerate(graph.nodes):
+        op = node["op"]
+        if op == "input":
+            value = inputs[node["index"]]
+        elif op == "constant":
+            value = graph.constants[i].to(device) if device == "meta" else graph.constants[i].clone()
+        elif node["target"] in NEUTRAL:
+            value = None
+        else:
+            args = [_value(a, env, device) for a in node["args"]]
+            kwargs = {k: _value(v, env, device) for k, v in node["kwargs"].items()}
+            if node["target"] == "getitem":
+                if len(args) != 2 or not isinstance(args[0], (tuple, list)) or type(args[1]) is not int \
+                        or not -len(args[0]) <= args[1] < len(args[0]):
+                    raise Unverifiable("the graph indexes something that is not a tuple of results")
+                value = args[0][args[1]]
+            else:
+                try:
+                    value = ops[i](*args, **kwargs)
+                except Exception as exc:  # noqa: BLE001 - a graph the op refuses is not evidence
+                    raise Unverifiable(f"the graph's {node['target']} cannot be replayed "
+                                       f"({type(exc).__name__}: {str(exc)[:120]})") from None
+        for t in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(t, torch.Tensor):
+                if t.numel() > ELEMENT_LIMIT:
+                    raise Unverifiable(f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
+                                       "elements, more than the autograder replays")
+                total += t.numel()
+        if total > TOTAL_ELEMENT_LIMIT:
+            raise Unverifiable("the graph makes more tensor elements than the autograder replays")
+        env.append(value)
+    return _value(graph.output, env, device)
+
+
+def _value(arg, env: list, device: str):
+    if not isinstance(arg, dict):
+        return arg
+    (kind, v), = arg.items()
+    if kind == "ref":
+        return env[v]
+    if kind == "list":
+        return [_value(a, env, device) for a in v]
+    if kind == "dtype":
+        return DTYPES[v]
+    if kind == "device":
+        return torch.device(device)  # a graph traced on an accelerator is replayed here
+    if kind == "layout":
+        return LAYOUTS[v]
+    return MEMORY_FORMATS[v]
+
+
+# ───────────────────────────── the verdict ─────────────────────────────
+
+
+def flatten_tensors(value) -> list:
+    """The tensors of a judge-side argument structure, in the order the worker traces them (positional
+    arguments, then keyword arguments, depth first)."""
+    found: list = []
+
+    def walk(v, depth: int):
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif depth < 6 and isinstance(v, (list, tuple)):
+            for item in v:
+                walk(item, depth + 1)
+        elif depth < 6 and isinstance(v, dict):
+            for item in v.values():
+                walk(item, depth + 1)
+
+    walk(value, 0)
+    return found
+
+
+def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
+    """None when ``replayed`` (the graph's output) matches ``answer`` (the learner's, as decoded from its reply)
+    within the tolerance of ``dtype``, the dtype of the call's inputs; else what differs."""
+    from .checking import compare, tolerance
+    from .sandbox import Out
+
+    if isinstance(answer, Out):
+        if not isinstance(replayed, torch.Tensor):
+            return "the graph does not return a tensor where your code does"
+        if tuple(replayed.shape) != tuple(answer.t.shape):
+            return f"the graph returns shape {tuple(replayed.shape)}, your code {tuple(answer.t.shape)}"
+        ok, where = compare(answer.t, replayed, *tolerance(dtype))
+        return None if ok else where
+    if isinstance(answer, (tuple, list)) and isinstance(replayed, (tuple, list)) and len(answer) == len(replayed):
+        for a, r in zip(answer, replayed):
+            why = same_answer(r, a, dtype)
+            if why:
+                return why
+        return None
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool) and isinstance(replayed, (int, float)):
+        return None if math.isclose(answer, replayed, rel_tol=1e-9) or answer == replayed else "a number differs"
+    return "the graph's result is not your code's result"
+
+
+def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_call) -> dict:
+    """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
+    ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
+    dtype ``dtype``; ``fresh_call(fresh_inputs)`` makes the second, untraced call with other inputs of the same
+    shapes and returns its decoded answer. When the evidence does not hold, ``n_ops`` is None and
+    ``forbidden`` holds ``"unverifiable: <reason>"``."""
+    try:
+        graph = parse(reply.get("graph"), blob)
+        forbidden = forbidden_ops(graph)
+        if forbidden:  # evidence against the learner needs no replay
+            return {"n_ops": count_ops(graph), "forbidden": forbidden}
+        check_shapes(graph, inputs)  # refused before anything real runs; the fresh inputs have the same shapes
+        why = same_answer(replay(graph, inputs, shapes_checked=True), reply.get("value"), dtype)
+        if why:
+            raise Unverifiable(f"the graph of your call does not compute its answer ({why})")
+        fresh = [fresh_like(x) for x in inputs]
+        answer = fresh_call(fresh)
+        why = same_answer(replay(graph, fresh, shapes_checked=True), answer, dtype)
+        if why:
+            raise Unverifiable("the graph of your call does not compute your answer on other inputs of the same "
+                               f"shapes ({why}): part of the work escaped the trace")
+        return {"n_ops": count_ops(graph), "forbidden": []}
+    except Unverifiable as exc:
+        return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
+
+
+def fresh_like(x: torch.Tensor) -> torch.Tensor:
+    """Other values of ``x``'s shape and dtype, drawn here from the system's random source: floats about as
+    large as ``x``'s, other dtypes (masks, indices) unchanged."""
+    if not x.is_floating_point() or x.numel() == 0:
+        return x.clone()
+    import secrets
+
+    g = torch.Generator().manual_seed(secrets.randbits(63))
+    scale = float(x.detach().to(torch.float64).abs().max()) or 1.0
+    fresh = (torch.rand(x.shape, generator=g, dtype=torch.float64) * 2 - 1) * scale
+    return fresh.to(x.dtype)

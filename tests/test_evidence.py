@@ -1,0 +1,151 @@
+"""autograder.evidence: the judge parses, refuses and replays a recorded call's graph; autograder.checking judges
+values at the tolerance of the dtype asked for."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder import evidence
+from autograder import worker as wire
+from autograder.checking import CheckFailed, expect_close
+from autograder.sandbox import LocalStudent, Out
+
+HAND = '''
+import torch
+import torch.nn.functional as F
+
+def hand(q, k, v):
+    s = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5
+    T = q.shape[-2]
+    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool, device=q.device), 1), float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+def fused(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+'''
+Q = torch.linspace(-1, 1, 2 * 5 * 4, dtype=torch.float64).reshape(2, 5, 4)
+
+
+def _student():
+    ns: dict = {}
+    exec(HAND, ns)
+    return LocalStudent(ns)
+
+
+def _trace(fn, *xs):
+    blob = wire.Blob()
+    ex = wire.Executor()
+    tensors, args, kwargs = wire._trace_inputs(ex.t, list(xs), {})
+    data = wire.capture_graph(fn, tensors, args, kwargs, lambda v: ex.encode(v, blob))
+    return data, blob.bytes()
+
+
+def test_honest_graph_replays_to_the_answer():
+    def f(x):
+        return torch.softmax(x @ x.transpose(-2, -1), -1) @ x
+
+    data, blob = _trace(f, Q)
+    graph = evidence.parse(data, blob)
+    assert evidence.forbidden_ops(graph) == [] and evidence.count_ops(graph) >= 3
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
+
+
+def test_a_forbidden_op_is_found():
+    def f(x):
+        return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+
+    data, blob = _trace(f, Q)
+    assert evidence.forbidden_ops(evidence.parse(data, blob)) == ["aten.scaled_dot_product_attention.default"]
+
+
+def test_recorded_calls_in_process():
+    student = _student()
+    honest = student.call("hand", Q, Q, Q, cast=torch.float32, record=True, full=True)["record"]
+    assert honest["forbidden"] == [] and honest["n_ops"] >= 5
+    fused = student.call("fused", Q, Q, Q, cast=torch.float32, record=True, full=True)["record"]
+    assert fused["forbidden"] == ["aten.scaled_dot_product_attention.default"]
+
+
+def _calls(*nodes, inputs=1, output=None):
+    return {"inputs": inputs, "nodes": [{"op": "input", "index": i} for i in range(inputs)] + list(nodes),
+            "output": output if output is not None else {"ref": inputs + len(nodes) - 1}}
+
+
+def test_an_op_off_the_allow_list_is_refused_without_running(monkeypatch):
+    ran = []
+    monkeypatch.setattr(torch.ops.aten, "from_file", lambda *a, **k: ran.append(a), raising=False)
+    data = _calls({"op": "call", "target": "aten.from_file.default", "args": ["/etc/passwd"], "kwargs": {}})
+    graph = evidence.parse(data, b"")
+    with pytest.raises(evidence.Unverifiable, match="does not replay"):
+        evidence.replay(graph, [Q])
+    assert ran == []
+    for target in ("builtins.eval", "aten.matmul.default; import os", "torch.ops.aten.matmul.default"):
+        data = _calls({"op": "call", "target": target, "args": [{"ref": 0}, {"ref": 0}], "kwargs": {}})
+        with pytest.raises(evidence.Unverifiable):
+            evidence.replay(evidence.parse(data, b""), [Q])
+
+
+def test_an_intermediate_beyond_the_element_bound_is_refused_before_it_is_made():
+    data = _calls({"op": "call", "target": "aten.expand.default",
+                   "args": [{"ref": 0}, {"list": [100000, 1000, 5, 4]}], "kwargs": {}},
+                  {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}})
+    with pytest.raises(evidence.Unverifiable, match="elements"):
+        evidence.replay(evidence.parse(data, b""), [Q[0]])
+
+
+def test_malformed_graphs_are_refused():
+    for data in ({"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"ref": 5}},
+                 {"inputs": 1, "nodes": [{"op": "call", "target": "aten.neg.default", "args": [{"ref": 0}],
+                                          "kwargs": {}}], "output": {"ref": 0}},
+                 {"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"pickle": "x"}},
+                 {"error": "trace failed"}, None):
+        with pytest.raises(evidence.Unverifiable):
+            evidence.parse(data, b"")
+
+
+def test_a_constant_graph_fails_the_replay():
+    """A graph whose output is a constant (the answer computed outside the trace) matches the answer on the
+    judge's inputs, not on fresh ones."""
+    answer = torch.softmax(Q @ Q.transpose(-2, -1), -1) @ Q
+    blob = wire.Blob()
+    const = wire.encode_array(answer.numpy(), "float64", "cpu", blob)
+    data = {"inputs": 1, "nodes": [{"op": "input", "index": 0}, {"op": "constant", "value": const},
+                                   {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}}],
+            "output": {"ref": 2}}
+    reply = {"graph": data, "value": Out(answer, "float64", "cpu")}
+
+    def fresh_call(fresh):
+        x = fresh[0]
+        return Out(torch.softmax(x @ x.transpose(-2, -1), -1) @ x, "float64", "cpu")
+
+    record = evidence.verify(reply, blob.bytes(), [Q], torch.float64, fresh_call)
+    assert record["n_ops"] is None and "other inputs" in record["forbidden"][0]
+
+
+def test_a_graph_unrelated_to_the_answer_fails_the_replay():
+    data = _calls({"op": "call", "target": "aten.mul.Tensor", "args": [{"ref": 0}, 2.0], "kwargs": {}})
+    reply = {"graph": data, "value": Out(Q + 1, "float64", "cpu")}
+    record = evidence.verify(reply, b"", [Q], torch.float64, lambda fresh: Out(fresh[0] + 1, "float64", "cpu"))
+    assert record["n_ops"] is None and record["forbidden"][0].startswith("unverifiable: the graph of your call")
+
+
+@pytest.mark.parametrize("asked", [torch.float32, torch.float64])
+def test_a_wrong_bfloat16_answer_is_judged_at_the_asked_dtype(asked):
+    """3% off, returned in bfloat16 to a float32/float64 check: bfloat16's tolerance (5%) would pass it."""
+    expected = torch.linspace(1, 2, 12, dtype=torch.float64)
+    got = Out((expected * 1.03).to(torch.bfloat16), "bfloat16", "cpu", asked=str(asked)[6:])
+    with pytest.raises(CheckFailed):
+        expect_close(got, expected, what="f(x)")
+    with pytest.raises(CheckFailed):
+        expect_close(Out(got.t, "bfloat16", "cpu"), expected, what="f(x)", dtype=asked)
+
+
+def test_the_proxy_marks_the_asked_dtype():
+    ns: dict = {}
+    exec("import torch\ndef f(x):\n    return (x * 1.03).to(torch.bfloat16)\n", ns)
+    got = LocalStudent(ns).call("f", torch.linspace(1, 2, 12, dtype=torch.float64), cast=torch.float32)
+    assert got.asked == "float32" and got.dtype == "bfloat16"
+    with pytest.raises(CheckFailed):
+        expect_close(got, torch.linspace(1, 2, 12, dtype=torch.float64), what="f(x)")
