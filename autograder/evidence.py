@@ -112,6 +112,8 @@ def parse(data, blob: bytes) -> Graph:
             if len(constants) >= CONSTANT_LIMIT:
                 raise Unverifiable("the graph holds too many constants")
             rec = node.get("value")
+            if not isinstance(rec, dict):
+                raise Unverifiable("a constant of the graph is malformed")
             try:
                 array = wire.decode_array(rec, blob)
             except (ValueError, TypeError, AttributeError) as exc:
@@ -306,7 +308,7 @@ def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     from .checking import compare, tolerance
     from .sandbox import Out
 
-    if isinstance(answer, Out):
+    if isinstance(answer, Out) and isinstance(answer.t, torch.Tensor):
         if not isinstance(replayed, torch.Tensor):
             return "the graph does not return a tensor where your code does"
         if tuple(replayed.shape) != tuple(answer.t.shape):
@@ -324,30 +326,69 @@ def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     return "the graph's result is not your code's result"
 
 
-def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_call) -> dict:
+def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
+           reference_args=None) -> dict:
     """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
-    dtype ``dtype``; ``fresh_call(fresh_inputs)`` makes the second, untraced call with other inputs of the same
-    shapes and returns its decoded answer. When the evidence does not hold, ``n_ops`` is None and
-    ``forbidden`` holds ``"unverifiable: <reason>"``."""
+    dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
+    ``"unverifiable: <reason>"``.
+
+    The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
+    the same shapes:
+
+    - with ``reference`` (the grader's own function, called as ``reference(*reference_args(fresh))``): the fresh
+      inputs never reach the child, and when the learner's answer was right (it equals the reference on the
+      inputs sent), the replay must equal the reference on them too. Nothing the child knows or remembers can
+      make a graph that skips the work pass this.
+    - without one: ``fresh_call(fresh)`` makes a second, untraced call with them, whose answer the replay must
+      give. A function that keeps state between calls could agree with a graph it forged; graders pass a
+      reference."""
     try:
         graph = parse(reply.get("graph"), blob)
         forbidden = forbidden_ops(graph)
         if forbidden:  # evidence against the learner needs no replay
             return {"n_ops": count_ops(graph), "forbidden": forbidden}
         check_shapes(graph, inputs)  # refused before anything real runs; the fresh inputs have the same shapes
-        why = same_answer(replay(graph, inputs, shapes_checked=True), reply.get("value"), dtype)
+        answer = reply.get("value")
+        why = same_answer(replay(graph, inputs, shapes_checked=True), answer, dtype)
         if why:
             raise Unverifiable(f"the graph of your call does not compute its answer ({why})")
         fresh = [fresh_like(x) for x in inputs]
-        answer = fresh_call(fresh)
-        why = same_answer(replay(graph, fresh, shapes_checked=True), answer, dtype)
-        if why:
-            raise Unverifiable("the graph of your call does not compute your answer on other inputs of the same "
-                               f"shapes ({why}): part of the work escaped the trace")
+        if reference is not None and reference_args is not None:
+            expected = _reference(reference, reference_args(inputs))
+            if expected is not None and same_answer(expected, answer, dtype) is None:
+                why = same_answer(replay(graph, fresh, shapes_checked=True),
+                                  _as_answer(_reference(reference, reference_args(fresh))), dtype)
+                if why:
+                    raise Unverifiable("your answer is right on the checked input, but the computation traced from "
+                                       f"your code does not compute it on other inputs of the same shapes ({why}): "
+                                       "part of the work escaped the trace")
+        else:
+            why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
+            if why:
+                raise Unverifiable("the graph of your call does not compute your answer on other inputs of the "
+                                   f"same shapes ({why}): part of the work escaped the trace")
         return {"n_ops": count_ops(graph), "forbidden": []}
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
+
+
+def _reference(reference, args):
+    """The grader's reference on ``args`` (float64), or None when it cannot be computed for them."""
+    try:
+        with torch.no_grad():
+            return reference(*[a.to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+                               for a in args])
+    except Exception:  # noqa: BLE001 - e.g. the learner's module holds weights the reference cannot use
+        return None
+
+
+def _as_answer(value):
+    from .sandbox import Out
+
+    if isinstance(value, torch.Tensor):
+        return Out(t=value, dtype=str(value.dtype).replace("torch.", ""), device="cpu")
+    return value
 
 
 def fresh_like(x: torch.Tensor) -> torch.Tensor:

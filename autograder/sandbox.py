@@ -956,7 +956,7 @@ class StudentProxy:
         ``dtype=``, ``dim=``...) go to the learner's function. ``full=True`` returns the whole reply
         (``value``, ``record``, ``inputs_changed``, ``grads``); otherwise just the value."""
         req, blob = self._pack("call", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                               grad_inputs=grad_inputs, name=name, record=record or None,
+                               grad_inputs=grad_inputs, name=name, record=bool(record) or None,
                                return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.request(req, blob)
         _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
@@ -966,7 +966,7 @@ class StudentProxy:
                                        name=name, seed=seed)
                 return self.request(req, blob)["value"]
 
-            reply["record"] = recorded(reply, args, kwargs, cast, again)
+            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
         return reply if full else reply["value"]
 
     def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
@@ -1024,7 +1024,7 @@ class ModuleHandle:
     def __call__(self, *args, to="cpu", cast=None, noncontig=False, record=False, return_inputs=False,
                  upstream=None, seed=None, full=False, **kwargs):
         req, blob = self.proxy._pack("method", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                                     handle=self.handle, method="__call__", record=record or None,
+                                     handle=self.handle, method="__call__", record=bool(record) or None,
                                      return_inputs=return_inputs or None, upstream=upstream, seed=seed)
         reply = self.proxy.request(req, blob)
         _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
@@ -1034,7 +1034,7 @@ class ModuleHandle:
                                              noncontig=noncontig, handle=self.handle, method="__call__", seed=seed)
                 return self.proxy.request(req, blob)["value"]
 
-            reply["record"] = recorded(reply, args, kwargs, cast, again)
+            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
         return reply if full else reply["value"]
 
     def state(self) -> dict:
@@ -1082,11 +1082,13 @@ def _mark_asked(value, asked: str | None, depth: int = 0) -> None:
             _mark_asked(v, asked, depth + 1)
 
 
-def recorded(reply: dict, args, kwargs, cast, again) -> dict:
-    """The record of a call made with ``record=True``, decided here from the graph the child traced
+def recorded(reply: dict, args, kwargs, cast, again, record) -> dict:
+    """The record of a call made with ``record=``, decided here from the graph the child traced
     (:func:`autograder.evidence.verify`): ``{"n_ops": int | None, "forbidden": [...]}``. ``args``/``kwargs``: the
-    judge's own arguments of that call, sent cast to ``cast``; ``again(fresh_args, fresh_kwargs)``: the same call,
-    untraced, with other tensors of the same shapes, returning its decoded value."""
+    judge's own arguments of that call, sent cast to ``cast``; ``record``: True, or the grader's reference
+    function, called with the call's positional arguments (fresh ones, which the child never sees);
+    ``again(fresh_args, fresh_kwargs)``: the same call, untraced, with other tensors of the same shapes, returning
+    its decoded value (used only without a reference)."""
     import torch
 
     from . import evidence
@@ -1104,7 +1106,12 @@ def recorded(reply: dict, args, kwargs, cast, again) -> dict:
         fresh_args, fresh_kwargs = _replace_tensors([list(args), dict(kwargs)], it)
         return again(fresh_args, fresh_kwargs)
 
-    return evidence.verify(reply, reply.pop("graph_blob", b""), inputs, dtype, fresh_call)
+    reference = record if callable(record) else None
+
+    def reference_args(flat):
+        return _replace_tensors([list(args), dict(kwargs)], iter(flat))[0]
+
+    return evidence.verify(reply, reply.pop("graph_blob", b""), inputs, dtype, fresh_call, reference, reference_args)
 
 
 def _replace_tensors(value, it, depth: int = 0):

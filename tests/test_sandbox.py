@@ -424,13 +424,6 @@ def test_patching_torch_hides_nothing_from_the_graph(sb):
     assert "aten.scaled_dot_product_attention.default" in reply["record"]["forbidden"]
 
 
-@pytest.mark.parametrize("name, value", [
-    ("gc_walk", "gc.get_objects is not available in the grading sandbox"), ("proc_mem", "PermissionError"),
-])
-def test_introspection_is_refused(bwrap_sb, name, value):
-    assert _call(bwrap_sb, name, Q) == value
-
-
 def test_a_lying_tensor_subclass_sends_its_real_data(sb):
     out = _call(sb, "liar", 0)
     assert isinstance(out, Out) and out.shape == (3,) and out.t.tolist() == [0.0, 0.0, 0.0]

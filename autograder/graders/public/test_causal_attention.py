@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from autograder import oracle
 from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
-from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
+from autograder.graders.attention import (own_weights_reference, expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
                                           new_module, perturb_from, qkv, require_by_hand, sdpa)
 from autograder.graders.inputs import fixed
 
@@ -46,7 +46,8 @@ def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dty
 
 def module_values(student, handle, w, x, what, record=True):
     with explained(student, what):
-        reply = handle(x, cast=F64, record=record, full=True)
+        reply = handle(x, cast=F64, full=True,
+                       record=record and (lambda x: oracle.expected("causal_self_attention", x, w)))
     expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
                          mistakes=oracle.mistakes("causal_self_attention", x, w))
 
@@ -60,7 +61,7 @@ def test_sdpa_parity(student):
     for i, (q, k, v) in enumerate(CASES):
         what = f"causal_attention(q, k, v of shapes {shape_of(q, k, v)})"
         with explained(student, what):  # one recorded call per check: tracing and replaying it costs tens of ms
-            reply = student.call("causal_attention", q, k, v, cast=F64, record=i == 0, full=True)
+            reply = student.call("causal_attention", q, k, v, cast=F64, record=i == 0 and sdpa, full=True)
         expect_close_by_hand(reply, sdpa(q, k, v), what=what + ", compared with F.scaled_dot_product_attention",
                              mistakes=oracle.mistakes("causal_attention", q, k, v))
 
@@ -69,7 +70,7 @@ def test_sdpa_parity(student):
 def test_by_hand(student):
     q, k, v = CASES[0]
     with explained(student, "causal_attention(q, k, v)"):
-        reply = student.call("causal_attention", q, k, v, cast=torch.float32, record=True, full=True)
+        reply = student.call("causal_attention", q, k, v, cast=torch.float32, record=sdpa, full=True)
     require_by_hand(reply, "causal_attention")
 
 
@@ -77,7 +78,8 @@ def test_by_hand(student):
 def test_module_by_hand(student):
     handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
     with explained(student, "CausalSelfAttention(4, 3, 8)(x)"):
-        reply = handle(X8, cast=torch.float32, record=True, full=True)
+        reply = handle(X8, cast=torch.float32, record=own_weights_reference(handle, "causal_self_attention"),
+                       full=True)
     require_by_hand(reply, "CausalSelfAttention.forward")
 
 
