@@ -340,9 +340,10 @@ def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_cal
       inputs never reach the child, and when the learner's answer was right (it equals the reference on the
       inputs sent), the replay must equal the reference on them too. Nothing the child knows or remembers can
       make a graph that skips the work pass this.
-    - without one: ``fresh_call(fresh)`` makes a second, untraced call with them, whose answer the replay must
-      give. A function that keeps state between calls could agree with a graph it forged; graders pass a
-      reference."""
+    - without one, or where it cannot answer for these inputs (the student release's recorded values answer only
+      the inputs they were recorded for): ``fresh_call(fresh)`` makes a second, untraced call with them, whose
+      answer the replay must give. A function that keeps state between calls could agree with a graph it forged;
+      the grade of record's graders pass a reference its oracles can always compute."""
     try:
         graph = parse(reply.get("graph"), blob)
         forbidden = forbidden_ops(graph)
@@ -354,16 +355,18 @@ def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_cal
         if why:
             raise Unverifiable(f"the graph of your call does not compute its answer ({why})")
         fresh = [fresh_like(x) for x in inputs]
+        expected = fresh_expected = None
         if reference is not None and reference_args is not None:
             expected = _reference(reference, reference_args(inputs))
-            if expected is not None and same_answer(expected, answer, dtype) is None:
-                why = same_answer(replay(graph, fresh, shapes_checked=True),
-                                  _as_answer(_reference(reference, reference_args(fresh))), dtype)
+            fresh_expected = _reference(reference, reference_args(fresh)) if expected is not None else None
+        if expected is not None and fresh_expected is not None:
+            if same_answer(expected, answer, dtype) is None:  # a wrong answer already fails the value checks
+                why = same_answer(replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype)
                 if why:
                     raise Unverifiable("your answer is right on the checked input, but the computation traced from "
                                        f"your code does not compute it on other inputs of the same shapes ({why}): "
                                        "part of the work escaped the trace")
-        else:
+        else:  # no reference for these inputs (a student release answers only the inputs it recorded)
             why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
             if why:
                 raise Unverifiable("the graph of your call does not compute your answer on other inputs of the "
