@@ -132,7 +132,7 @@ class GradeRun:
         """Grade ``todo`` with ``--jobs`` judge processes (:func:`judge_main`), each started the same way. Every
         judge gets the whole list and a shared counter: each claims the next submission when it is free (see
         :func:`claimer`), so the judges end together however the submissions differ in cost (a hang takes its
-        whole timeout). A judge that dies costs only the submission it was grading (see :meth:`_run`)."""
+        whole timeout). A judge that dies costs only the submission it was grading (graded again by :meth:`run`)."""
         import multiprocessing as mp
         import shutil
 
