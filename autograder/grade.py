@@ -5,20 +5,21 @@ How a run goes:
 1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
    stored result has the same run fingerprint (see :mod:`autograder.store`).
-2. The others are graded by ``--jobs`` judge processes (default: one per core), all started the same way
-   (``multiprocessing`` ``spawn``, :func:`judge_main`). Each judge starts its own sandbox (its own slot, hence
-   its own uid for learner code when the judge is root: a warm zygote that forks a fresh child for every stage
-   of every submission), imports torch, and runs ONE pytest session (:func:`autograder.runner.grade`) over the
-   submissions it claims, one at a time, from a counter the judges share: a judge that is free takes the next
-   one. As each submission's last check ends, the judge writes that student's files atomically and tells the
-   main process through a queue, which moves the progress bar. A judge that dies (killed, crashed) costs only
-   the submission it was grading: the main process sees it end, and once every judge has ended, grades the
-   submissions without a current result again, with new judges started the same way.
+2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
+   from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
+   sandbox (its own slot, hence its own uid for learner code when the judge is root: a warm zygote that forks a
+   fresh child for every stage of every submission), imports torch while the sandboxes start, and forks the
+   judges, which inherit its imports and
+   collect the checks while their sandbox finishes starting (elsewhere each judge is ``spawn``ed, imports torch
+   and starts its sandbox itself).
+   Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
+   a time, from a counter the judges share: a judge that is free takes the next one. As each submission's last
+   check ends, the judge writes that student's files atomically and tells the main process, which moves the
+   progress bar.
 3. At the end, ``grades.csv``, ``report.html`` and each ``feedback.html`` are rebuilt from the per-student files,
    so a run that was killed (even with ``kill -9``) and started again ends with the same files as one that never
-   stopped. The judges die with the main process (``PR_SET_PDEATHSIG``); each sandbox ends when its judge does
-   (its control socket closes, and bubblewrap's ``--die-with-parent``). Ctrl-C reaches the judges too (same
-   process group); the main process waits for them a few seconds, then kills them.
+   stopped. The launcher dies with the main process and the judges with the launcher (``PR_SET_PDEATHSIG``);
+   each sandbox ends when its judge does (its control socket closes) or when its parent dies.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ class GradeRun:
         self.failures: dict[str, str] = {}
         self.graded_now: list[str] = []
         self.isolation = ""
+        self._early: EarlyLauncher | None = None
 
     # -- planning ---------------------------------------------------------------------------------------
     def plan(self) -> tuple[list[Collected], list[Collected], dict[str, str]]:
@@ -129,47 +131,57 @@ class GradeRun:
 
     # -- running the judges -----------------------------------------------------------------------------
     def grade(self, todo: list[Collected], fps: dict[str, str], progress=None, task=None) -> None:
-        """Grade ``todo`` with ``--jobs`` judge processes (:func:`judge_main`), each started the same way. Every
-        judge gets the whole list and a shared counter: each claims the next submission when it is free (see
-        :func:`claimer`), so the judges end together however the submissions differ in cost (a hang takes its
-        whole timeout). A judge that dies costs only the submission it was grading (graded again by :meth:`run`)."""
+        """Grade ``todo`` with ``--jobs`` judges. Every judge gets the whole list and a shared counter: each
+        claims the next submission when it is free (see :func:`claimer`), so the judges end together however
+        the submissions differ in cost (a hang takes its whole timeout)."""
         import multiprocessing as mp
-        import shutil
 
+        early, self._early = self._early, None  # a launcher started before the class was read (first round only)
         n_jobs = max(1, min(self.jobs or default_jobs(), len(todo)))
         ctx = mp.get_context("spawn")
-        q, counter, base_slot = ctx.Queue(), ctx.Value("i", 0), _base_slot()
+        q = early.q if early is not None else ctx.Queue()
+        counter = early.counter if early is not None else ctx.Value("i", 0)
+        base_slot = early.base_slot if early is not None else _base_slot()
         shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
                   "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
                   "stages": self.stages}
-        procs = []
-        for i in range(n_jobs):
-            proc = ctx.Process(target=judge_main, args=({"job": i, "slot": base_slot + i, **shared}, q, os.getpid(),
-                                                        counter), name=f"autograder-judge-{i}", daemon=True)
-            proc.start()
-            procs.append(proc)
+        specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
+        if early is not None:
+            early.hand(specs)
+            procs = [early.proc] * len(specs)
+        elif _can_share_start():
+            # one process starts every sandbox, imports torch once and forks the judges (see launcher_main)
+            launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid(), counter),
+                                   name="autograder-judges")
+            launcher.start()
+            procs = [launcher] * len(specs)
+        else:
+            procs = []
+            for spec in specs:
+                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
+                                   name=f"autograder-judge-{spec['job']}", daemon=True)
+                proc.start()
+                procs.append(proc)
         pending = {s.student for s in todo}
         finished: set[int] = set()
         stopped: list[str] = []  # why judges ended early
-        folders: dict[int, str] = {}  # each judge's sandbox folder, removed here if the judge dies
         try:
             while len(finished) < len(procs):
                 try:
-                    self._handle(q.get(timeout=0.5), pending, finished, stopped, folders, progress, task)
+                    msg = q.get(timeout=0.5)
                 except queue_mod.Empty:
-                    pass
-                for i, proc in enumerate(procs):
-                    if i not in finished and not proc.is_alive():
-                        self._drain(q, pending, finished, stopped, folders, progress, task)
-                        if i not in finished:  # died without a word (killed): its last claim is graded again
-                            self._handle(("error", i, None, f"the judge process stopped (exit code {proc.exitcode})"),
-                                         pending, finished, stopped, folders, progress, task)
-                            finished.add(i)
-                            if i in folders:
-                                shutil.rmtree(folders[i], ignore_errors=True)
+                    for i, proc in enumerate(procs):
+                        if i not in finished and not proc.is_alive():
+                            self._drain(q, pending, finished, stopped, progress, task)
+                            if i not in finished:
+                                finished.add(i)
+                                stopped.append(f"its judge process stopped (exit code {proc.exitcode}) before "
+                                               "it was graded")
+                    continue
+                self._handle(msg, pending, finished, stopped, progress, task)
         finally:
-            for proc in procs:
+            for proc in dict.fromkeys(procs):
                 proc.join(timeout=5)
                 if proc.is_alive():
                     proc.kill()
@@ -177,15 +189,15 @@ class GradeRun:
         for student in pending:  # claimed by a judge that died, or left when every judge had stopped
             self.failures.setdefault(student, stopped[-1] if stopped else "not graded: its judge ended first")
 
-    def _drain(self, q, *state) -> None:
+    def _drain(self, q, pending, finished, stopped, progress, task) -> None:
         while True:
             try:
                 msg = q.get_nowait()
             except queue_mod.Empty:
                 return
-            self._handle(msg, *state)
+            self._handle(msg, pending, finished, stopped, progress, task)
 
-    def _handle(self, msg, pending, finished, stopped, folders, progress, task) -> None:
+    def _handle(self, msg, pending, finished, stopped, progress, task) -> None:
         kind, job = msg[0], msg[1]
         if kind == "done":
             student = msg[2]
@@ -200,8 +212,6 @@ class GradeRun:
                 if w not in self.warnings:
                     self.warnings.append(w)
                     self.err.print(f"[bold red]WARNING[/bold red] {_rich_escape(w)}")
-            if msg[4]:
-                folders[job] = msg[4]
         elif kind == "error":
             student, text = msg[2], msg[3]
             if student:
@@ -237,10 +247,21 @@ class GradeRun:
         return graded
 
     def run(self) -> int:
+        started = time.monotonic()
+        if _can_share_start():
+            # the sandboxes and the judges' torch import start now, while this process reads the class
+            self._early = EarlyLauncher(self.jobs or default_jobs(), self.timeout)
+        try:
+            return self._run(started)
+        finally:
+            if self._early is not None:  # never given work (nothing to grade, or reading the class failed)
+                self._early.cancel()
+                self._early = None
+
+    def _run(self, started: float) -> int:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
             TimeRemainingColumn
 
-        started = time.monotonic()
         subs, todo, fps = self.plan()
         for name, why in self.listing.skipped:
             self.err.print(f"[yellow]skipped[/yellow] {_rich_escape(repr(name) if not name.isprintable() else name)}"
@@ -348,6 +369,12 @@ def _die_with_parent(parent_pid: int) -> None:
 _UID = re.compile(r"\buid 6[0-4]\d{3}\b")  # a sandbox's own uid (UID_BASE + slot): differs from judge to judge
 
 
+def _can_share_start() -> bool:
+    """Whether the judges can be forked from one process (Linux: a judge watches a sandbox worker that is not
+    its own child through a pidfd)."""
+    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open")
+
+
 def _limits(spec: dict):
     from .sandbox import Limits
 
@@ -357,6 +384,135 @@ def _limits(spec: dict):
 def _base_slot() -> int:
     """The first sandbox slot of this run (its uid under bubblewrap as root): runs side by side differ."""
     return (os.getpid() * 7) % 3000
+
+
+class EarlyLauncher:
+    """The Linux launcher (:func:`launcher_main`), forked from the main process before it reads the class: the
+    sandboxes start and torch is imported while the class is read and fingerprinted (about 0.2 s, on an
+    otherwise idle core). It gets the judges' specs with :meth:`hand`, or is stopped by :meth:`cancel` (its
+    sandboxes killed at once) when there is nothing to grade. Forked, not spawned: the main process has no
+    thread yet (the progress bar's starts later) and a spawned interpreter costs another 0.15 s of start-up."""
+
+    def __init__(self, n_jobs: int, timeout: float | None):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        self.q = ctx.Queue()
+        self.counter = ctx.Value("i", 0)
+        self.base_slot = _base_slot()
+        incoming, self._outgoing = ctx.Pipe(duplex=False)
+        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout}
+                for i in range(n_jobs)]
+        self.proc = ctx.Process(target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming),
+                                name="autograder-judges")
+        self.proc.start()
+        incoming.close()
+
+    def hand(self, specs: list[dict]) -> None:
+        """The judges' specs (at most as many as sandboxes were launched): the launcher forks the judges."""
+        self._send(specs)
+
+    def cancel(self) -> None:
+        self._send(None)
+        self.proc.join(timeout=10)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
+    def _send(self, specs) -> None:
+        try:
+            self._outgoing.send(specs)
+            self._outgoing.close()
+        except OSError:  # the launcher is gone: its judges are reported missing by the main loop
+            pass
+
+
+def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=None) -> None:
+    """Start every judge's sandbox, import torch once, then fork the judges from this process.
+
+    Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
+    worker imports torch again: the judges' imports and the workers' would follow one another. Here the
+    workers start first and import torch while this process does, and the judges inherit this process's
+    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.Sandbox.hand_over`); this process
+    waits for the judges, reports any that ended without finishing, and collects the workers at the end.
+
+    With ``incoming`` (an :class:`EarlyLauncher`), ``specs`` gives only each sandbox's slot and time limit; the
+    judges' specs arrive there once the main process has read the class (fewer: the extra sandboxes are stopped;
+    None: nothing to grade, every sandbox is stopped)."""
+    _die_with_parent(parent_pid)
+    import multiprocessing as mp
+    from multiprocessing.connection import wait as wait_any
+
+    from .sandbox import Sandbox
+
+    sandboxes = [Sandbox(_limits(spec), slot=spec["slot"]).launch() for spec in specs]
+    import gc
+
+    # torch's import makes hundreds of thousands of objects, and the cyclic collector walks them again and again
+    # while it runs (about 0.15 of its 1.4 CPU seconds here); they are then frozen (never walked again: the
+    # judges' own collections would otherwise each go through them once more), and the judges get the collector
+    # back
+    gc.disable()
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+    except Exception:  # noqa: BLE001 - each judge reports its own failure to import
+        pass
+    finally:
+        gc.freeze()
+        gc.enable()
+    if incoming is not None:
+        try:
+            specs = incoming.recv() or []
+        except (EOFError, OSError):
+            specs = []
+        incoming.close()
+        for sandbox in sandboxes[len(specs):]:
+            sandbox.close(patience=0)
+        sandboxes = sandboxes[:len(specs)]
+        if not specs:
+            _exit_now(q)
+    ctx = mp.get_context("fork")
+    judges = []
+    for i, spec in enumerate(specs):
+        proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),
+                           name=f"autograder-judge-{spec['job']}", daemon=True)
+        proc.start()
+        judges.append(proc)
+    folders = [sandbox.tmp for sandbox in sandboxes]  # the worker's copy: removed by the judge's close()
+    for sandbox in sandboxes:
+        sandbox.hand_over(keep=False)
+    running = dict(zip((proc.sentinel for proc in judges), zip(specs, judges, folders)))
+    while running:
+        for sentinel in wait_any(list(running)):
+            spec, proc, folder = running.pop(sentinel)
+            proc.join()
+            if proc.exitcode != 0:  # reported at once: the student it was grading is graded again by the retry round
+                q.put(("error", spec["job"], None, f"the judge process stopped (exit code {proc.exitcode})"))
+                q.put(("finished", spec["job"]))
+                if folder:
+                    import shutil
+
+                    shutil.rmtree(folder, ignore_errors=True)
+    _reap_children()
+    _exit_now(q)
+
+
+def _reap_children(patience: float = 5.0) -> None:
+    """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
+    from .worker import _reap
+
+    deadline = time.monotonic() + patience
+    while not _reap() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int, counter=None) -> None:
+    for i, sandbox in enumerate(sandboxes):
+        sandbox.hand_over(keep=i == mine)
+    job_main(spec, q, parent_pid, counter, sandbox=sandboxes[mine])
 
 
 def claimer(counter, n: int):
@@ -373,57 +529,67 @@ def claimer(counter, n: int):
     return claim
 
 
-def judge_main(spec: dict, q, parent_pid: int, counter) -> None:
-    """One judge: its own sandbox, then one pytest session over the submissions it claims from ``counter``
-    (shared with the other judges), each student's files written as soon as they are graded. Everything it has
-    to say goes to the main process through ``q``: ``sandbox`` (the isolation, its warnings, its folder),
-    ``done`` per student, ``error``, and ``finished`` last."""
+def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None:
+    """One judge: its own sandbox (``sandbox``: one already launched for it), one pytest session over the
+    submissions it claims (``counter``, shared with the other judges; without it, every one in ``spec``),
+    results written as they finish."""
     _die_with_parent(parent_pid)
     job = spec["job"]
-    sandbox = None
     try:
         import warnings
 
-        from .sandbox import Sandbox
-
-        # the sandbox first: this process has not imported torch yet, and the worker imports its own
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            sandbox = Sandbox(_limits(spec), slot=spec["slot"]).start()
-        q.put(("sandbox", job, _UID.sub("uid 60000+slot", sandbox.isolation), [str(w.message) for w in caught],
-               sandbox.tmp))
         import torch
 
         torch.set_num_threads(1)  # the judge's work is tiny tensors: a thread pool only fights the sandbox for cores
         from .runner import grade
+        from .sandbox import Sandbox
 
         course = load_course(spec["course"])
         out_dir = Path(spec["out"])
         subs = [Collected.from_json(d) for d in spec["subs"]]
         by_student = {s.student: s for s in subs}
+        # started now, waited for once the checks are collected (see ready below): the two overlap
+        sandbox = sandbox or Sandbox(_limits(spec), slot=spec["slot"]).launch()
+    except BaseException:  # noqa: BLE001 - report, then end this judge
+        q.put(("error", job, None, "the judge could not start: " + traceback.format_exc()[-1500:]))
+        q.put(("finished", job))
+        return
+    start_error: list[str] = []
 
-        def on_done(result) -> None:
-            sub = by_student.get(result.student)
-            try:
-                result.isolation = _UID.sub("uid 60000+slot", result.isolation)  # the same whichever judge graded
-                notes = list(sub.notes) if sub else []
-                store.save_student(out_dir, result, fingerprint=spec["fingerprints"][result.student], notes=notes,
-                                   layout=sub.layout if sub else "", gradescope=gradescope_json(result, notes=notes))
-            except Exception:  # noqa: BLE001 - a disk error costs this student, not the run
-                q.put(("error", job, result.student, "could not write results: " + traceback.format_exc()[-800:]))
-                return
-            q.put(("done", job, result.student, result.score, result.max_score))
+    def ready() -> bool:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                sandbox.start()
+        except BaseException:  # noqa: BLE001 - reported below: this judge grades nothing
+            start_error.append("the judge could not start: " + traceback.format_exc()[-1500:])
+            return False
+        q.put(("sandbox", job, _UID.sub("uid 60000+slot", sandbox.isolation), [str(w.message) for w in caught]))
+        return True
 
+    def on_done(result) -> None:
+        sub = by_student.get(result.student)
+        try:
+            result.isolation = _UID.sub("uid 60000+slot", result.isolation)  # the same whichever judge graded it
+            notes = list(sub.notes) if sub else []
+            store.save_student(out_dir, result, fingerprint=spec["fingerprints"][result.student], notes=notes,
+                               layout=sub.layout if sub else "", gradescope=gradescope_json(result, notes=notes))
+        except Exception:  # noqa: BLE001 - a disk error costs this student, not the run
+            q.put(("error", job, result.student, "could not write results: " + traceback.format_exc()[-800:]))
+            return
+        q.put(("done", job, result.student, result.score, result.max_score))
+
+    try:
         grade(course, [s.submission() for s in subs], devices=[spec["device"]] if spec.get("device") else None,
               seed=spec["seed"], include_hidden=spec["include_hidden"], stages=spec.get("stages"), sandbox=sandbox,
-              on_done=on_done, claim=claimer(counter, len(subs)))
-    except BaseException:  # noqa: BLE001 - report, then end this judge
-        what = "the judge could not start: " if sandbox is None else ""
-        q.put(("error", job, None, what + traceback.format_exc()[-1500:]))
+              on_done=on_done, claim=claimer(counter, len(subs)) if counter is not None else None, ready=ready)
+        for text in start_error:
+            q.put(("error", job, None, text))
+    except BaseException:  # noqa: BLE001
+        q.put(("error", job, None, traceback.format_exc()[-1500:]))
     finally:
         try:
-            if sandbox is not None:
-                sandbox.close()
+            sandbox.close()
         finally:
             q.put(("finished", job))
             _exit_now(q)

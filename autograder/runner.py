@@ -127,8 +127,10 @@ class GraderPlugin:
 
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
-                 isolation: str = "", claim: Callable[[], int | None] | None = None):
+                 isolation: str = "", claim: Callable[[], int | None] | None = None,
+                 ready: Callable[[], bool] | None = None):
         self.course = course
+        self.ready = ready  # called once the checks are collected, before the first is run; False: run none
         self.submissions = submissions
         self.claim = claim  # shared with other judges: the index of the next submission to grade, None at the end
         self.devices = devices
@@ -199,6 +201,8 @@ class GraderPlugin:
             raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
         items = session.items
         if session.config.getoption("collectonly"):
+            return True
+        if self.ready is not None and not self.ready():
             return True
         for sub in claimed(self.submissions, self.claim):
             self._begin(sub)
@@ -372,11 +376,15 @@ def _pytest_args(files: list[Path], capture: str = "sys") -> list[str]:
 def grade(course: Course, submissions: list[Submission], *, stages: list[str] | None = None,
           devices: list[str] | None = None, seed: int | None = None, include_hidden: bool = True,
           limits: Limits | None = None, on_done: Callable | None = None, sandbox: Sandbox | None = None,
-          open_student: Callable | None = None,
-          claim: Callable[[], int | None] | None = None) -> list[SubmissionResult]:
+          open_student: Callable | None = None, claim: Callable[[], int | None] | None = None,
+          ready: Callable[[], bool] | None = None) -> list[SubmissionResult]:
     """Grade ``submissions`` and return their results in the same order (with ``claim``, a function shared
     with other judges that returns the index of the next submission to grade or None: only those this process
     claimed).
+
+    ``ready()``, when given, is called after the checks are collected and before the first one runs (a judge
+    waits there for a sandbox launched beforehand, so that the collection overlaps the worker's start); when it
+    returns False, nothing is graded.
 
     ``open_student(submission, stage)`` may be given to run learner code elsewhere (notebooks run it
     in-process); by default every stage gets a fresh child of a sandboxed worker."""
@@ -398,8 +406,17 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
             return sandbox.open(source, f"/submission/{filename}")
 
     isolation = sandbox.isolation if sandbox is not None else "in-process (notebook)"
+
+    def when_ready() -> bool:
+        if ready is not None and not ready():
+            return False
+        if sandbox is not None:
+            plugin.isolation = sandbox.isolation  # known for sure once the worker is up
+        return True
+
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
-                          on_done=on_done, isolation=isolation, claim=claim)
+                          on_done=on_done, isolation=isolation, claim=claim,
+                          ready=when_ready if ready is not None else None)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())

@@ -341,7 +341,7 @@ def _hidden_paths(bound: list[str]) -> list[str]:
 
 def _runtime_paths() -> list[str]:
     """Directories the worker needs: the interpreter's prefix, the venv, and where torch/numpy live (found
-    without importing them: a judge starts its sandbox before it imports torch)."""
+    without importing them: a sandbox may be launched before this process imports torch)."""
     from importlib.util import find_spec
 
     paths = {sys.base_prefix, sys.prefix}
@@ -468,6 +468,37 @@ def _kill_uid(uid: int, patience: float = 10.0) -> None:
         time.sleep(0.02)
 
 
+class _Adopted:
+    """The part of ``subprocess.Popen`` a :class:`Sandbox` uses, for a worker that another process started (and
+    will collect): watched through a pidfd, which becomes readable when the process ends. Its exit status
+    belongs to its parent, so an ended worker reports -1."""
+
+    def __init__(self, pid: int, stderr):
+        self.pid, self.stderr, self.returncode = pid, stderr, None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except OSError:  # already gone (and collected)
+            self._fd, self.returncode = None, -1
+
+    def _ended(self, timeout: float | None) -> bool:
+        import select
+
+        if self.returncode is None and select.select([self._fd], [], [], timeout)[0]:
+            self.returncode = -1
+            os.close(self._fd)
+            self._fd = None
+        return self.returncode is not None
+
+    def poll(self):
+        self._ended(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None):
+        if not self._ended(timeout):
+            raise subprocess.TimeoutExpired("worker", timeout)
+        return self.returncode
+
+
 class Sandbox:
     """A warm worker process (inside bubblewrap when available) that forks a fresh child for every stage of every
     submission.
@@ -488,37 +519,86 @@ class Sandbox:
         self.active = False  # a child is running (forked, its end not yet reported)
         self.forks = 0  # children forked
         self.starts = 0
+        self._launched = False  # started by launch(), not yet known to be ready
         self._lock = threading.RLock()
 
     # -- life cycle ---------------------------------------------------------------------------------------
-    def start(self) -> "Sandbox":
-        """Start the worker (bubblewrap first, then the plain fallback) and wait until it is ready: it imports
-        torch, about a CPU second. Returns at once when a worker is already running."""
+    def _attempts(self) -> tuple[list, str | None]:
+        bwrap = _bwrap()
+        root = os.geteuid() == 0 and sys.platform.startswith("linux")
+        uid = UID_BASE + self.slot if root else None  # as root, learner code never runs as root
+        attempts = [("bwrap", uid)] if bwrap else []
+        attempts.append(("plain", uid))
+        return attempts, bwrap
+
+    def launch(self) -> "Sandbox":
+        """Start the worker process and return at once, before it is ready (it imports torch for about a
+        second): :meth:`start` waits for it, in this process or in one forked from it after :meth:`hand_over`.
+        A worker that fails here is started again, the usual way, by :meth:`start`."""
         with self._lock:
+            attempts, bwrap = self._attempts()
+            kind, uid = attempts[0]
+            try:
+                self._spawn(kind, uid, bwrap)
+                self._launched = True
+            except (OSError, RuntimeError, ValueError):
+                self.close()
+            return self
+
+    def start(self) -> "Sandbox":
+        with self._lock:
+            if self._launched:  # started by launch(): wait for it
+                self._launched = False
+                try:
+                    self._await_ready()
+                    return self._started([])
+                except (OSError, RuntimeError, EOFError, ValueError):
+                    self.close()
             if self.proc is not None and self.proc.poll() is None:
                 return self
-            bwrap = _bwrap()
-            root = os.geteuid() == 0 and sys.platform.startswith("linux")
-            uid = UID_BASE + self.slot if root else None  # as root, learner code never runs as root
-            attempts = ([("bwrap", uid)] if bwrap else []) + [("plain", uid)]
+            attempts, bwrap = self._attempts()
             errors = []
             for kind, uid in attempts:
                 try:
-                    self._spawn(kind, uid, bwrap)
-                    self._await_ready()
+                    self._launch(kind, uid, bwrap)
                     break
                 except (OSError, RuntimeError, EOFError, ValueError) as exc:
                     errors.append(f"{kind}{'/uid ' + str(uid) if uid else ''}: {exc}")
                     self.close()
             else:
                 raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
-            self.starts += 1
-            if errors:
-                self.info["bubblewrap_error"] = "; ".join(errors)[:500]
-                self.isolation += " (bubblewrap failed: " + self.info["bubblewrap_error"] + ")"
-            for text in self.info.get("lost", []):
-                warnings.warn(text, SandboxWarning, stacklevel=2)
-            return self
+            return self._started(errors)
+
+    def _started(self, errors: list[str]) -> "Sandbox":
+        self.starts += 1
+        if errors:
+            self.info["bubblewrap_error"] = "; ".join(errors)[:500]
+            self.isolation += " (bubblewrap failed: " + self.info["bubblewrap_error"] + ")"
+        for text in self.info.get("lost", []):
+            warnings.warn(text, SandboxWarning, stacklevel=3)
+        return self
+
+    def hand_over(self, keep: bool) -> None:
+        """After a fork that shares this not-yet-ready sandbox between processes: in the one that keeps it
+        (``keep``), its worker, no child of this process, is watched through a pidfd from now on; in every
+        other, only the descriptors are closed (no "quit": the worker is not theirs to stop, and the worker
+        notices its judge's end by its control socket closing, which needs every copy closed)."""
+        with self._lock:
+            if keep:
+                if self.proc is not None:
+                    self.proc = _Adopted(self.proc.pid, self.proc.stderr)
+                return
+            for fh in (self.control, self.proc.stderr if self.proc is not None else None):
+                if fh is not None:
+                    try:
+                        fh.close()
+                    except OSError:
+                        pass
+            self.control, self.proc, self.tmp, self._launched = None, None, None, False
+
+    def _launch(self, kind: str, uid: int | None, bwrap: str | None) -> None:
+        self._spawn(kind, uid, bwrap)
+        self._await_ready()
 
     def _spawn(self, kind: str, uid: int | None, bwrap: str | None) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -576,8 +656,9 @@ class Sandbox:
         if self.proc.stderr is not None:
             threading.Thread(target=_drain, args=(self.proc.stderr,), daemon=True).start()
 
-    def close(self) -> None:
-        """Stop the worker: asked to quit, killed if it has not ended two seconds later."""
+    def close(self, patience: float = 2.0) -> None:
+        """Stop the worker: asked to quit, killed after ``patience`` seconds (0: at once, for one that was
+        launched and is no longer wanted, still importing torch)."""
         with self._lock:
             if self.control is not None:
                 try:
@@ -590,7 +671,7 @@ class Sandbox:
                 if self.proc.stderr is not None and self.proc.poll() is not None:
                     self.proc.stderr.close()
                 try:
-                    self.proc.wait(timeout=2.0)
+                    self.proc.wait(timeout=patience)  # with 0: TimeoutExpired at once unless it has ended
                 except subprocess.TimeoutExpired:
                     try:
                         os.killpg(self.proc.pid, signal.SIGKILL)

@@ -171,18 +171,20 @@ def _cmdline(pid: int) -> bytes:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the judges through /proc")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="judges are forked from one launcher on Linux only")
 def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
-    """A judge killed halfway is reported, the student it was grading is graded again in the same run, and the
-    files end exactly as those of a run where nothing happened."""
+    """The judges are forked from one launcher process (which started their sandboxes and imported torch for
+    all of them): one killed halfway is reported, its students are graded again in the same run, and the files
+    end exactly as those of a run where nothing happened."""
     cls = make_class(tmp_path)
     out, clean_out = tmp_path / "out", tmp_path / "clean"
     proc = subprocess.Popen(command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     wait_for_first_result(proc, out)
-    # the judges are the main process's spawned children (its other child is multiprocessing's resource tracker)
-    judges = [p for p in _children(proc.pid) if b"spawn_main" in _cmdline(p)]
-    assert len(judges) == 2, [_cmdline(p) for p in _children(proc.pid)]
+    # forked, launcher and judges alike: they run the main process's command line (the workers run bwrap's)
+    launchers = [p for p in _children(proc.pid) if _cmdline(p) == _cmdline(proc.pid)]
+    judges = [p for launcher in launchers for p in _children(launcher) if _cmdline(p) == _cmdline(proc.pid)]
+    assert len(launchers) == 1 and len(judges) == 2, (launchers, judges)
     os.kill(judges[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 0, stderr[-3000:]
