@@ -6,7 +6,8 @@ Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once (
     setup.sh          apt: python3, venv, bubblewrap; a venv in /autograder/venv with the Python packages;
                       the pinned CPU build of torch only when the interpreter has no torch
     run_autograder    python -m autograder gradescope run: grade /autograder/submission, write results.json
-    requirements.txt  the Python packages (torch apart)
+    requirements.txt  the Python packages (torch apart), every one pinned (``==``), dependencies included
+    requirements-torch.txt  torch's own dependencies, pinned (installed only with torch)
     course.yml
     autograder/       the package: runner, sandbox, worker, graders, oracles. Never the solutions.
 
@@ -42,7 +43,23 @@ REPO = PACKAGE.parent
 DEFAULT_ROOT = "/autograder"
 TORCH_PIN = "torch==2.13.0"  # kept equal to the Makefile's TORCH_PIN (read from it when building)
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
-REQUIREMENTS = ["numpy>=1.24", "PyYAML>=6", "rich>=13", "pytest>=7.4"]
+PIP_PIN = "pip==26.3"
+# Every package setup.sh installs, pinned to the versions the course's tests ran with, installed with --no-deps
+# (nothing unpinned slips in as a dependency; ``pip check`` then proves the set complete): the autograder's own
+# dependencies and theirs, torch's (installed only when the image has no torch, also with --no-deps), and the
+# two back-ports pytest needs on Python < 3.11. tests/test_gradescope.py fails when a pin leaves the set or
+# differs from the test environment's version.
+REQUIREMENTS = [
+    "numpy==2.4.6", "PyYAML==6.0.3",
+    "rich==15.0.0", "markdown-it-py==4.3.0", "mdurl==0.1.2", "Pygments==2.21.0",
+    "pytest==9.2.0", "iniconfig==2.3.1", "packaging==26.3", "pluggy==1.7.0",
+    'tomli==2.2.1; python_version < "3.11"', 'exceptiongroup==1.2.2; python_version < "3.11"',
+    'typing_extensions==4.16.0; python_version < "3.11"',
+]
+TORCH_REQUIREMENTS = [
+    "filelock==4.2.12", "fsspec==2026.9.0", "Jinja2==3.1.6", "MarkupSafe==3.0.4", "networkx==3.6.1",
+    "sympy==1.14.0", "mpmath==1.3.0", "setuptools==84.2.1", "typing_extensions==4.16.0",
+]
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder's image.
@@ -56,10 +73,16 @@ apt-get install -y -q python3 python3-venv python3-pip
 apt-get install -y -q bubblewrap || echo "WARNING: bubblewrap could not be installed"
 python3 -m venv --system-site-packages "$ROOT/venv"  # keeps a torch the image may already have
 PY="$ROOT/venv/bin/python"
-"$PY" -m pip install -q --upgrade pip
-"$PY" -m pip install -q -r "$ROOT/source/requirements.txt"
-# torch: only when there is none (then the pinned CPU build, never an unpinned one that pulls in CUDA)
-"$PY" -c "import torch" 2>/dev/null || "$PY" -m pip install -q "{torch_pin}" --index-url {torch_index}
+"$PY" -m pip install -q "{pip_pin}"
+# every version pinned, nothing installed that is not listed (--no-deps): the image is the one the tests ran with
+"$PY" -m pip install -q --no-deps -r "$ROOT/source/requirements.txt"
+# torch: only when there is none (then the pinned CPU build and its pinned dependencies, never an unpinned one
+# that pulls in CUDA)
+if ! "$PY" -c "import torch" 2>/dev/null; then
+  "$PY" -m pip install -q --no-deps -r "$ROOT/source/requirements-torch.txt"
+  "$PY" -m pip install -q --no-deps "{torch_pin}" --index-url {torch_index}
+fi
+"$PY" -m pip check
 "$PY" -c "import numpy, pytest, torch, yaml; print('autograder ready: torch', torch.__version__)"
 """
 
@@ -136,9 +159,11 @@ def build(out: Path, repo: Path = REPO) -> Path:
             raise RuntimeError(f"refusing to bundle {name}: it is a copy of a reference solution")
     tmp = out.with_name(out.name + ".tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
-        _add(zf, "setup.sh", SETUP_SH.format(torch_pin=torch_pin(repo), torch_index=TORCH_INDEX).encode(), True)
+        _add(zf, "setup.sh", SETUP_SH.format(torch_pin=torch_pin(repo), torch_index=TORCH_INDEX,
+                                                  pip_pin=PIP_PIN).encode(), True)
         _add(zf, "run_autograder", RUN_AUTOGRADER.encode(), True)
         _add(zf, "requirements.txt", ("\n".join(REQUIREMENTS) + "\n").encode())
+        _add(zf, "requirements-torch.txt", ("\n".join(TORCH_REQUIREMENTS) + "\n").encode())
         for name in sorted(files):
             _add(zf, name, files[name].read_bytes())
     os.replace(tmp, out)

@@ -66,6 +66,20 @@ def stage_key_of(check_name: str) -> str:
 # ───────────────────────────── Gradescope ─────────────────────────────
 
 
+def split_points(points: list[float], total: float, places: int = 4) -> list[float]:
+    """``points`` rounded to ``places`` decimals so that they add up to ``total`` (rounded alike) exactly: the
+    rounding error goes to the entries that rounding moved most (largest remainders). Gradescope adds the
+    tests' max_score up; seven checks of 15/7 points each rounded alone add up to 15.0003."""
+    unit = 10 ** places
+    exact = [p * unit for p in points]
+    units = [math.floor(e + 0.5) for e in exact]
+    short = round(total * unit) - sum(units)
+    order = sorted(range(len(points)), key=lambda i: (exact[i] - units[i]) * (1 if short > 0 else -1), reverse=True)
+    for i in order[:abs(short)] if abs(short) <= len(points) else []:
+        units[i] += 1 if short > 0 else -1
+    return [u / unit for u in units]
+
+
 def gradescope_json(result: SubmissionResult, *, notes: list[str] | None = None) -> dict:
     """The result in Gradescope's autograder format (results.json): ``score``, ``tests[]`` with ``name`` =
     ``"<stage key>: <check>"``, ``score``, ``max_score``, ``status``, ``output`` (the teaching message) and
@@ -73,7 +87,8 @@ def gradescope_json(result: SubmissionResult, *, notes: list[str] | None = None)
     ones after the grades are published."""
     tests = []
     for s_index, stage in enumerate(result.stages, 1):
-        for c_index, check in enumerate(stage.checks, 1):
+        maxima = split_points([c.max_points for c in stage.checks], sum(c.max_points for c in stage.checks))
+        for c_index, (check, max_points) in enumerate(zip(stage.checks, maxima), 1):
             extra = {"stage": stage.key, "hidden": check.hidden}
             if check.hidden and stage.seed is not None:
                 extra["seed"] = stage.seed
@@ -87,8 +102,8 @@ def gradescope_json(result: SubmissionResult, *, notes: list[str] | None = None)
             tests.append({
                 "name": f"{stage.key}: {check.name}",
                 "number": f"{s_index}.{c_index}",
-                "score": round(check.points, 4),
-                "max_score": round(check.max_points, 4),
+                "score": max_points if check.points >= check.max_points else min(round(check.points, 4), max_points),
+                "max_score": max_points,
                 "status": "passed" if check.passed else "failed",
                 "output": output,
                 "visibility": "after_published" if check.hidden else "visible",

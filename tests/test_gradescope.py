@@ -69,7 +69,7 @@ def test_the_zip_holds_the_autograder_and_no_solutions(autograder_zip):
     assert not any(n.startswith(("solutions/", "exercises/", "tests/")) or "__pycache__" in n for n in names)
     solutions = {p.read_bytes() for p in (ROOT / "solutions").glob("*.py")}
     assert not solutions & set(contents.values())
-    assert 'import torch" 2>/dev/null ||' in setup and gradescope.torch_pin() in setup
+    assert 'if ! "$PY" -c "import torch" 2>/dev/null' in setup and gradescope.torch_pin() in setup
     assert "download.pytorch.org/whl/cpu" in setup and "bubblewrap" in setup
     assert 'ROOT="${AUTOGRADER_ROOT:-/autograder}"' in run and "gradescope run" in run
 
@@ -180,3 +180,62 @@ def test_run_autograder_grades_a_notebook_in_a_folder(tmp_path, autograder_zip):
         scores[key] = scores.get(key, 0) + test["score"]
     assert scores["loop_average"] == pytest.approx(10) and scores["tril_average"] == pytest.approx(10)
     assert data["score"] == pytest.approx(20)
+
+
+def test_each_stages_max_scores_add_up_to_its_points_exactly():
+    """Gradescope adds the tests' max_score up: checks of 15/7 points rounded alone would give 15.0003."""
+    from autograder.report import gradescope_json
+    from autograder.results import CheckResult, StageResult, SubmissionResult
+
+    stages = []
+    for key, points, n in (("a", 15, 7), ("b", 10, 3), ("c", 20, 6), ("d", 12.5, 9)):
+        share = points / n
+        checks = [CheckResult(name=f"c{i}", passed=i % 2 == 0, points=share if i % 2 == 0 else 0.0,
+                              max_points=share) for i in range(n)]
+        stages.append(StageResult(key=key, title=key, max_score=points, checks=checks))
+    data = gradescope_json(SubmissionResult(student="s", stages=stages))
+    validate_results(data)
+    for stage in stages:
+        tests = [t for t in data["tests"] if t["name"].startswith(f"{stage.key}: ")]
+        assert round(sum(t["max_score"] for t in tests), 9) == stage.max_score
+        assert all(t["max_score"] == round(t["max_score"], 4) for t in tests)
+        assert all(t["score"] in (0, t["max_score"]) for t in tests)
+    assert round(sum(t["max_score"] for t in data["tests"]), 9) == 57.5
+
+
+def test_setup_installs_only_pinned_versions_of_a_closed_set(autograder_zip):
+    """Every package setup.sh installs is pinned (==), installed without dependencies (nothing unpinned comes
+    along), pinned to the version tested here, and the set holds every dependency of its members."""
+    import importlib.metadata as md
+    import re
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(autograder_zip) as zf:
+        setup = zf.read("setup.sh").decode()
+        lines = zf.read("requirements.txt").decode().splitlines()
+        lines += zf.read("requirements-torch.txt").decode().splitlines()
+    installs = [line for line in setup.splitlines() if "pip install" in line]
+    assert installs and all("--no-deps" in line or re.search(r'"pip==[\d.]+"', line) for line in installs), installs
+    assert "pip check" in setup
+    env = default_environment()
+    pins = {}
+    for line in filter(None, lines):
+        req = Requirement(line)
+        spec = str(req.specifier)
+        assert spec.startswith("==") and "," not in spec, line
+        key = req.name.lower().replace("_", "-")
+        pins[key] = spec[2:]
+        if req.marker is None or req.marker.evaluate(env):
+            assert md.version(req.name).split("+")[0] == spec[2:], f"{line}: tested with {md.version(req.name)}"
+    for name in ("torch", *pins):
+        if name != "torch" and not any(Requirement(x).name.lower().replace("_", "-") == name
+                                       and (Requirement(x).marker is None or Requirement(x).marker.evaluate(env))
+                                       for x in lines if x):
+            continue
+        for dep in md.requires(name) or []:
+            req = Requirement(dep)
+            if req.marker is not None and not req.marker.evaluate(dict(env, extra="")):
+                continue
+            assert req.name.lower().replace("_", "-") in pins, f"{name} needs {dep}, which is not pinned"
