@@ -9,7 +9,7 @@ TORCH_PIN := torch==2.13.0
 #   make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-.PHONY: setup demo test exercises notebooks release check clean
+.PHONY: setup demo test exercises notebooks release check clean report-screenshot
 
 # The virtual environment. torch is installed only when the interpreter has none (then the pinned CPU wheel):
 # never an unpinned torch, which would pull gigabytes of CUDA packages.
@@ -38,6 +38,18 @@ test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest -q
+
+# The class report as a browser shows it: REPORT_DIR/report.html (made for REPORT_STUDENTS generated students
+# unless it is already there, e.g. REPORT_DIR=out/demo-class after `make demo`) and REPORT_DIR/report.png, a
+# headless Chromium screenshot (apt-get install -y chromium).
+REPORT_DIR ?= out/report-preview
+REPORT_STUDENTS ?= 500
+CHROMIUM ?= chromium
+report-screenshot:
+	@test -f $(REPORT_DIR)/report.html || $(PY) tests/report_class.py $(REPORT_DIR) --students $(REPORT_STUDENTS)
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1400 \
+	  --screenshot=$(abspath $(REPORT_DIR))/report.png file://$(abspath $(REPORT_DIR))/report.html 2>/dev/null
+	@echo "screenshot: $(REPORT_DIR)/report.png"
 
 exercises: setup
 	$(PY) -m autograder.generate

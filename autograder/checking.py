@@ -76,14 +76,25 @@ def fail(message: str, mistake: str | None = None, figures: dict | None = None, 
 
 
 def heatmaps(expected, got, title: str, max_size: int = 24) -> dict | None:
-    """Expected and learner (T, T) matrices (attention weights, masks) as small nested lists, for the class
-    report's heatmaps; None unless both are square in their last two dims. Leading dims: the first matrix."""
+    """Expected and learner (T, T) matrices of attention weights or a mask, as small nested lists for the
+    reports' heatmaps; None unless both are square in their last two dims and the expected one is weights (each
+    row non-negative, summing to 1) or a mask (only 0/1, or 0/-inf): a square output of values, such as
+    multi-head attention's (B, T, C) with T == C, is not drawn as if it were weights. Leading dims: the first
+    matrix."""
     exp_t = expected.t if isinstance(expected, Out) else expected
     got_t = got.t if isinstance(got, Out) else got
     if not (isinstance(exp_t, torch.Tensor) and isinstance(got_t, torch.Tensor)) or exp_t.dim() < 2 \
             or tuple(exp_t.shape) != tuple(got_t.shape) or exp_t.shape[-1] != exp_t.shape[-2] \
             or not 2 <= exp_t.shape[-1] <= max_size:
         return None
+    m = exp_t.detach().to("cpu", torch.float64)
+    if exp_t.dtype != torch.bool:
+        finite = m[torch.isfinite(m)]
+        mask = bool(((m == 0) | (m == 1)).all()) or bool(((m == 0) | (m == -math.inf)).all())
+        weights = bool(torch.isfinite(m).all()) and bool((finite >= 0).all()) \
+            and bool(torch.allclose(m.sum(-1), torch.ones((), dtype=torch.float64), atol=1e-4))
+        if not (mask or weights):
+            return None
 
     def rows(t):
         m = t.detach().to("cpu", torch.float64).reshape(-1, t.shape[-2], t.shape[-1])[0]

@@ -61,6 +61,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--assignment", default=None, help="nbgrader layout: the assignment folder to grade")
     p.add_argument("--force", action="store_true", help="grade every student again, even if unchanged")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    p.add_argument("--hidden-detail", action="store_true",
+                   help="each feedback.html shows the hidden checks in full (names, inputs, expected values, "
+                        "seeds); by default they are summarised (how many, their points), as results.json "
+                        "shows them before the grades are published")
     p.set_defaults(func=cmd_grade)
 
 
@@ -92,7 +96,7 @@ class GradeRun:
     def __init__(self, course: Course, class_dir: Path, out_dir: Path, *, jobs: int | None = None,
                  timeout: float | None = None, seed: int | None = None, device: str | None = None,
                  public_only: bool = False, assignment: str | None = None, force: bool = False,
-                 quiet: bool = False, stages: list[str] | None = None, console=None):
+                 quiet: bool = False, stages: list[str] | None = None, hidden_detail: bool = False, console=None):
         from rich.console import Console
 
         self.course = course
@@ -106,6 +110,7 @@ class GradeRun:
         self.assignment = assignment
         self.force = force
         self.quiet = quiet
+        self.hidden_detail = hidden_detail
         self.err = console or Console(stderr=True)
         self.seed_arg = seed
         self.warnings: list[str] = []
@@ -237,7 +242,7 @@ class GradeRun:
             folder = store.student_dir(self.out_dir, sub.student)
             if not (folder / store.GRADESCOPE_FILE).is_file():
                 store.write_json(folder / store.GRADESCOPE_FILE, gradescope_json(result, notes=g.notes))
-            store.atomic_write(folder / store.FEEDBACK_FILE, render_feedback(self.course, g))
+            store.atomic_write(folder / store.FEEDBACK_FILE, render_feedback(self.course, g, hidden_detail=self.hidden_detail))
         if not self.isolation and graded:
             self.isolation = graded[0].result.isolation
         store.atomic_write(self.out_dir / GRADES_FILE, grades_csv(self.course, graded))
@@ -329,7 +334,7 @@ def cmd_grade(args) -> int:
         return 2
     run = GradeRun(course, class_dir, Path(args.out), jobs=args.jobs, timeout=args.timeout, seed=args.seed,
                    device=args.device, public_only=args.public_only, assignment=args.assignment, force=args.force,
-                   quiet=args.quiet, stages=args.stage)
+                   quiet=args.quiet, stages=args.stage, hidden_detail=args.hidden_detail)
     try:
         return run.run()
     except KeyboardInterrupt:

@@ -3,17 +3,21 @@
 Everything here reads results only (``SubmissionResult`` + the notes stored beside it); no learner code runs and
 nothing is imported from the graders. Every string that may come from a learner (student ids are folder names,
 messages quote their errors and values, file names are theirs) is escaped before it reaches HTML, and the report
-loads nothing from outside itself: one self-contained file with inline CSS and SVG, no scripts.
+loads nothing from outside itself: one self-contained file with inline CSS and SVG and one inline script of ours.
 """
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import html
 import io
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .course import Course
 from .results import CheckResult, StageResult, SubmissionResult
@@ -162,7 +166,8 @@ class ClassStats:
     stage_means: dict[str, float]
     stage_full: dict[str, int]
     stage_status: dict[str, Counter]
-    check_rates: dict[str, list[tuple[str, int, int]]]  # stage → [(check, passed, run)]
+    # stage → [(check, passed, run)], over the students whose stage was graded (not missing, a stub, or broken)
+    check_rates: dict[str, list[tuple[str, int, int]]]
     mistakes: list[tuple[str, str, int]]  # (stage, mistake, students)
 
 
@@ -184,9 +189,10 @@ def class_stats(course: Course, graded: list[Graded]) -> ClassStats:
             seen = set()
             for c in s.checks:
                 counts = per.setdefault(c.name, [0, 0])
-                counts[0] += c.passed
-                counts[1] += 1
-                if c.mistake and c.mistake not in seen:
+                if s.status == "graded":  # a missing file, a stub or an import error fails every check alike
+                    counts[0] += c.passed
+                    counts[1] += 1
+                if c.mistake and not c.passed and c.mistake not in seen:
                     seen.add(c.mistake)
                     mistakes[(key, c.mistake)] += 1
     return ClassStats(
@@ -237,28 +243,34 @@ def _median(values: list[float]) -> float:
 
 
 # ───────────────────────────── HTML ─────────────────────────────
+#
+# Both pages are one self-contained file: inline CSS, inline SVG, and one inline script of ours
+# (templates/report.js: sorting and filtering the grade table, a student's detail on demand, drawing heatmaps),
+# which the page's Content-Security-Policy names by its hash, so no other script can run even if some learner
+# string escaped its escaping. Learner strings reach the page only through ``esc`` (text and attributes);
+# the script reads them back from attributes and writes them with textContent, never as markup.
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+CSS = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+SCRIPT = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+HARDEST = 10  # checks listed under "hardest checks" (all of them are one click away)
 
 
 def esc(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:16px;
-color:#1d2330;background:#fff}
-h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde}
-h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0}
-td,th{border:1px solid #dde;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f3f4f8}
-td.n{text-align:right;font-variant-numeric:tabular-nums}.dim{color:#778}.ok{color:#176c2c}.bad{color:#b3261e}
-.full{background:#e3f4e6}.part{background:#fff4d6}.zero{background:#fbe3e1}.none{background:#f2f2f2}
-.bar{display:inline-block;height:10px;background:#4a72c4;vertical-align:middle}
-.barbg{display:inline-block;width:120px;height:10px;background:#e6e8f0;vertical-align:middle}
-pre{white-space:pre-wrap;word-break:break-word;background:#f7f7fa;border:1px solid #e4e4ee;padding:6px 8px;
-margin:4px 0;font-size:12.5px}details{border:1px solid #dde;border-radius:6px;margin:8px 0;padding:4px 10px}
-summary{cursor:pointer;font-weight:600}.tag{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;
-background:#eef;margin-left:6px}.mistake{background:#f6e7ff}.figs{display:flex;gap:18px;flex-wrap:wrap}
-.fig{font-size:12px}.fig svg{display:block;margin-top:2px}
-"""
+def _head(title: str) -> str:
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode()
+    policy = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'"
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1">'
+            f'<title>{esc(title)}</title><style>{CSS}</style></head><body>')
+
+
+def _foot() -> str:
+    return f"<script>{SCRIPT}</script></body></html>"
 
 
 def _score_class(score: float, max_score: float) -> str:
@@ -269,26 +281,45 @@ def _score_class(score: float, max_score: float) -> str:
     return "zero" if score <= FULL else "part"
 
 
+def _stage_label(stage) -> str:
+    """A stage's column heading: its number and key, wrapped at the underscores."""
+    return f'<span class="num">{stage.number}</span> {esc(stage.key.replace("_", " "))}'
+
+
 def histogram_svg(totals: list[float], max_score: float, bins: int = 10) -> str:
+    """Totals in ``bins`` equal bins of the maximum, labelled at the bin edges (0 %, 10 %, ... 100 %) under an
+    axis, with each bar's count above it and a y axis of students."""
     counts = [0] * bins
     for t in totals:
         frac = t / max_score if max_score else 0.0
         counts[min(bins - 1, max(0, int(frac * bins)))] += 1
     top = max(counts) or 1
-    bw, h, pad = 44, 120, 18
-    width = bins * bw + 2 * pad
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{h + 40}" role="img" '
-             f'aria-label="score distribution">']
+    bw, h, left, right, above, below = 40, 140, 34, 12, 16, 40
+    width = left + bins * bw + right
+    base = above + h
+    parts = [f'<svg class="hist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + below}" '
+             f'role="img" aria-label="distribution of total scores">']
+    for frac in (0.5, 1.0):  # y axis: students
+        y = base - h * frac
+        parts.append(f'<line x1="{left}" y1="{y}" x2="{width - right}" y2="{y}" stroke="#e3e5ee"/>'
+                     f'<text x="{left - 5}" y="{y + 4}" font-size="11" text-anchor="end">'
+                     f'{_num(top * frac)}</text>')
     for i, n in enumerate(counts):
-        bh = int(round(h * n / top))
-        x = pad + i * bw
+        bh = h * n / top
+        x = left + i * bw
         lo, hi = i * 100 // bins, (i + 1) * 100 // bins
-        parts.append(f'<rect x="{x + 3}" y="{10 + h - bh}" width="{bw - 6}" height="{bh}" fill="#4a72c4">'
-                     f'<title>{lo}–{hi}%: {n}</title></rect>')
+        parts.append(f'<rect x="{x + 3}" y="{base - bh:.1f}" width="{bw - 6}" height="{bh:.1f}" fill="#4a72c4">'
+                     f'<title>{lo}–{hi} %: {plural(n, "student")}</title></rect>')
         if n:
-            parts.append(f'<text x="{x + bw / 2}" y="{6 + h - bh}" font-size="11" text-anchor="middle">{n}</text>')
-        parts.append(f'<text x="{x + bw / 2}" y="{h + 26}" font-size="10" text-anchor="middle">{lo}–{hi}%</text>')
-    parts.append(f'<line x1="{pad}" y1="{10 + h}" x2="{width - pad}" y2="{10 + h}" stroke="#889"/></svg>')
+            parts.append(f'<text x="{x + bw / 2}" y="{base - bh - 4:.1f}" font-size="11" '
+                         f'text-anchor="middle">{n}</text>')
+    for i in range(bins + 1):
+        x = left + i * bw
+        parts.append(f'<line x1="{x}" y1="{base}" x2="{x}" y2="{base + 4}" stroke="#889"/>'
+                     f'<text x="{x}" y="{base + 16}" font-size="10.5" text-anchor="middle">{i * 100 // bins}</text>')
+    parts.append(f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#889"/>'
+                 f'<text x="{left + bins * bw / 2}" y="{base + 33}" font-size="11" text-anchor="middle" '
+                 f'fill="#556">total score, % of {_num(max_score)} points</text></svg>')
     return "".join(parts)
 
 
@@ -298,200 +329,283 @@ def _finite(v) -> float | None:
     return float(v) if math.isfinite(v) else None
 
 
-def _color(v: float | None, raw, lo: float, hi: float) -> str:
-    if v is None:
-        return {"inf": "#3b0d0d", "-inf": "#0d1f3b"}.get(str(raw), "#9a9a9a")  # nan: grey
-    if lo >= 0:
-        f = 0.0 if hi <= 0 else min(1.0, max(0.0, v / hi))
-        r, g, b = int(255 - 180 * f), int(255 - 140 * f), int(255 - 50 * f)
-    else:
-        m = max(abs(lo), abs(hi)) or 1.0
-        f = min(1.0, abs(v) / m)
-        r, g, b = (int(255 - 40 * f), int(255 - 160 * f), int(255 - 160 * f)) if v < 0 else \
-            (int(255 - 180 * f), int(255 - 140 * f), int(255 - 50 * f))
-    return f"#{r:02x}{g:02x}{b:02x}"
+def _short(v):
+    """A heatmap value for the page: 3 significant digits (the cell shows 2), non-finite ones as strings."""
+    f = _finite(v)
+    if f is None:
+        return str(v)[:8]
+    return float(f"{f:.3g}")
 
 
-def heatmap_svg(matrix, *, lo: float, hi: float, against=None, cell: int = 16) -> str:
-    """One matrix as an SVG grid; cells that differ from ``against`` get a red outline. Hover shows values."""
-    rows = [r for r in matrix if isinstance(r, list)][:64]
-    n_rows = len(rows)
-    n_cols = max((len(r) for r in rows), default=0)
-    n_cols = min(n_cols, 64)
-    w, h = n_cols * cell + 1, n_rows * cell + 1
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">']
-    for i, row in enumerate(rows):
-        for j, raw in enumerate(row[:n_cols]):
-            v = _finite(raw)
-            label = f"{v:.4g}" if v is not None else str(raw)[:12]
-            stroke = ""
-            if against is not None:
-                try:
-                    other = against[i][j]
-                except (IndexError, TypeError, KeyError):
-                    other = None
-                ov = _finite(other)
-                differs = (v is None) != (ov is None) or (v is not None and ov is not None
-                                                          and abs(v - ov) > 1e-3 + 1e-3 * abs(ov))
-                if v is None and ov is None:
-                    differs = str(raw) != str(other)
-                if differs:
-                    stroke = ' stroke="#d4141a" stroke-width="2"'
-            parts.append(f'<rect x="{j * cell + 0.5}" y="{i * cell + 0.5}" width="{cell}" height="{cell}" '
-                         f'fill="{_color(v, raw, lo, hi)}"{stroke}><title>[{i}, {j}] {esc(label)}</title></rect>')
-    parts.append("</svg>")
-    return "".join(parts)
+def heatmap_data(figure: dict) -> dict | None:
+    """What the page's script draws for one figure: the title and both matrices (at most 24 x 24, 3 significant
+    digits); the script outlines the cells that differ by more than 1e-3 + 1e-3 |expected| (the 3 digits kept
+    here are finer than that) and gives both one colour scale."""
+    exp, got = figure.get("expected"), figure.get("got")
+    if not isinstance(exp, list) or not isinstance(got, list):
+        return None
+    exp = [[_short(x) for x in row[:24]] for row in exp[:24] if isinstance(row, list)]
+    got = [[_short(x) for x in row[:24]] for row in got[:24] if isinstance(row, list)]
+    if not exp or not got:
+        return None
+    return {"title": str(figure.get("title", "")), "expected": exp, "got": got}
 
 
-def figures_html(figures: dict | None) -> str:
+class Matrices:
+    """The heatmaps' matrices of a page, each stored once (a public check's expected weights are the same for
+    every student, and one mistake's wrong weights often are): figures refer to them by index."""
+
+    def __init__(self):
+        self.index: dict[str, int] = {}
+
+    def ref(self, matrix: list) -> int:
+        return self.index.setdefault(json.dumps(matrix, separators=(",", ":"), allow_nan=False), len(self.index))
+
+    def html(self) -> str:
+        """The store as a JSON data block (not run: the page's policy runs only its own script)."""
+        text = "[" + ",".join(self.index) + "]"
+        return '<script type="application/json" id="matrices">' + text.replace("<", "\\u003c") + "</script>"
+
+
+def figures_html(figures: dict | None, matrices: Matrices) -> str:
+    """Placeholders the script turns into heatmaps (rows: query position i, columns: key position j, a colour
+    scale, values in the cells when small, red outlines where the submission differs)."""
     if not isinstance(figures, dict):
         return ""
     out = []
-    for fig in (figures.get("heatmaps") or [])[:4]:
-        if not isinstance(fig, dict):
-            continue
-        exp, got = fig.get("expected"), fig.get("got")
-        if not isinstance(exp, list) or not isinstance(got, list):
-            continue
-        values = [v for m in (exp, got) for row in m if isinstance(row, list) for x in row
-                  if (v := _finite(x)) is not None]
-        lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
-        out.append('<div class="figs">'
-                   f'<div class="fig">expected<br>{heatmap_svg(exp, lo=min(lo, 0.0), hi=hi)}</div>'
-                   f'<div class="fig">submitted (red outline: differs)<br>'
-                   f'{heatmap_svg(got, lo=min(lo, 0.0), hi=hi, against=exp)}</div></div>'
-                   f'<div class="dim">{esc(fig.get("title", ""))}</div>')
+    for fig in (figures.get("heatmaps") or [])[:2]:
+        data = heatmap_data(fig) if isinstance(fig, dict) else None
+        if data is not None:
+            data["expected"], data["got"] = matrices.ref(data["expected"]), matrices.ref(data["got"])
+            payload = json.dumps(data, separators=(",", ":"), allow_nan=False)
+            out.append(f'<div class="heatmap" data-heatmap="{esc(payload)}">'
+                       f'<span class="dim">heatmap: {esc(data["title"])}</span></div>')
     return "".join(out)
 
 
 def _stage_cell(stage: StageResult | None, score: float | None = None) -> str:
     if stage is None:
-        return '<td class="none n dim">–</td>'
+        return '<td class="none n dim" data-v="-1">–</td>'
     score = stage.score if score is None else score
     cls = _score_class(score, stage.max_score)
-    title = stage.note or stage.status
-    return f'<td class="{cls} n" title="{esc(title)}">{_num(score)}</td>'
+    title = f' title="{esc(stage.note)}"' if stage.note else ""
+    return f'<td class="{cls} n" data-v="{_num(score)}"{title}>{_num(score)}</td>'
 
 
-def student_section(course: Course, g: Graded, anchor: str, *, open_: bool = False) -> str:
+def _hidden_summary(stage: StageResult) -> str:
+    hidden = [c for c in stage.checks if c.hidden]
+    passed = [c for c in hidden if c.passed]
+    return (f"{plural(len(hidden), 'hidden check')} ({_num(sum(c.max_points for c in hidden))} pts): "
+            f"{len(passed)} passed ({_num(sum(c.points for c in hidden))} pts)")
+
+
+def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_detail: bool = True,
+                    stage_table: bool = True) -> str:
+    """One student's detail: notes, a table of stages (score, status, seed), then every failed check with its
+    message, named mistake and heatmaps. Without ``hidden_detail`` (what a student sees before the grades are
+    published) hidden checks are summarised per stage (how many, their points) and their names, messages,
+    inputs, expected values and seeds are left out. ``stage_table``: False in the class report, whose grade
+    table already shows the stages' scores."""
     r = g.result
-    parts = [f'<details id="{anchor}"{" open" if open_ else ""}><summary>{esc(r.student)} — '
-             f'{_num(g.total)}/{_num(r.max_score)}</summary>']
+    parts = []
     if g.notes:
-        parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in g.notes) + "</ul>")
-    parts.append('<table><tr><th>#</th><th>stage</th><th>score</th><th>status</th><th>seed</th></tr>')
-    for stage in r.stages:
+        parts.append('<ul class="notes">' + "".join(f"<li>{esc(n)}</li>" for n in g.notes) + "</ul>")
+    head = "<th>seed</th>" if hidden_detail else "<th>hidden checks</th>"
+    if stage_table:
+        parts.append(f'<table class="stages"><tr><th>#</th><th>stage</th><th>score</th><th>status</th>{head}</tr>')
+    for stage in r.stages if stage_table else []:
         number = course.stage(stage.key).number if stage.key in course.keys else ""
         status = "full marks" if stage.full_marks else (stage.note or stage.status)
         if stage.status == "graded" and not stage.full_marks:
-            status = f"{sum(c.passed for c in stage.checks)}/{len(stage.checks)} checks pass"
-        parts.append(f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>{_stage_cell(stage, g.stage_score(stage.key))}'
-                     f'<td>{esc(status)}</td><td class="n dim">{esc(stage.seed if stage.seed is not None else "")}'
-                     f'</td></tr>')
-    parts.append("</table>")
+            shown = [c for c in stage.checks if hidden_detail or not c.hidden]
+            status = f"{sum(c.passed for c in shown)}/{len(shown)} {'' if hidden_detail else 'public '}checks pass"
+        last = esc(stage.seed if stage.seed is not None else "") if hidden_detail else \
+            (esc(_hidden_summary(stage)) if any(c.hidden for c in stage.checks) else "")
+        parts.append(f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>'
+                     f'{_stage_cell(stage, g.stage_score(stage.key))}<td>{esc(status)}</td>'
+                     f'<td class="dim">{last}</td></tr>')
+    if stage_table:
+        parts.append("</table>")
     for stage in r.stages:
-        failed = [c for c in stage.checks if not c.passed]
-        if not failed:
+        failed = [c for c in stage.checks if not c.passed and (hidden_detail or not c.hidden)]
+        hidden_failed = [c for c in stage.checks if not c.passed and c.hidden and not hidden_detail]
+        if not failed and not hidden_failed:
             continue
-        parts.append(f"<h3>{esc(stage.key)}: {len(failed)} failed check{'s' if len(failed) > 1 else ''}</h3>")
         if stage.status in ("missing", "not implemented", "error") and stage.note:
-            parts.append(f"<pre>{esc(stage.note)}</pre>")
+            parts.append(f"<h4>{esc(stage.key)}: {esc(stage.status)}</h4><pre>{esc(stage.note)}</pre>")
             failed = [c for c in failed if c.message != stage.note][:3]
-        seen_messages = set()
+        else:
+            parts.append(f'<h4>{esc(stage.key)}: {plural(len(failed) + len(hidden_failed), "failed check")}'
+                         + (f" ({len(hidden_failed)} hidden)" if hidden_failed else "") + "</h4>")
+        groups: dict[str, list[CheckResult]] = {}  # one message, shown once under the checks that gave it
         for c in failed:
-            tags = ""
-            if c.mistake:
-                tags += f'<span class="tag mistake">{esc(c.mistake)}</span>'
-            if c.hidden:
-                tags += f'<span class="tag">hidden, seed {esc(stage.seed)}</span>'
-            msg = c.message if c.message not in seen_messages else "(same message as above)"
-            seen_messages.add(c.message)
-            parts.append(f'<div><b class="bad">✗</b> {esc(c.name)} <span class="dim">'
-                         f'({_num(c.max_points)} pts)</span>{tags}<pre>{esc(msg)}</pre>{figures_html(c.figures)}</div>')
+            groups.setdefault(c.message, []).append(c)
+        for message, checks in groups.items():
+            for c in checks:
+                tags = f'<b class="mistake">{esc(c.mistake)}</b>' if c.mistake else ""
+                if c.hidden:
+                    tags += f'<b>hidden, seed {esc(stage.seed)}</b>'
+                parts.append(f'<div class="check">{esc(c.name)} <i>{_num(c.max_points)} pts</i>{tags}</div>')
+            figures = next((c.figures for c in checks if c.figures), None)
+            parts.append(f"<pre>{esc(message)}</pre>{figures_html(figures, matrices)}")
+        if hidden_failed:
+            parts.append(f'<p class="dim">{plural(len(hidden_failed), "hidden check")} failed '
+                         f'({_num(sum(c.max_points - c.points for c in hidden_failed))} pts): which, and on what '
+                         "input, is shown once the grades are published.</p>")
     if r.isolation:
         parts.append(f'<p class="dim">isolation: {esc(r.isolation)}</p>')
-    parts.append("</details>")
     return "".join(parts)
 
 
+def _mistakes_of(g: Graded) -> list[str]:
+    return sorted({c.mistake for s in g.result.stages for c in s.checks if c.mistake and not c.passed})
+
+
 def render_report(course: Course, graded: list[Graded], *, meta: dict | None = None) -> str:
-    """The whole class on one page: at a glance (distribution, stages, checks, mistakes), then every student."""
+    """The class on one page, in the order an instructor reads it: the header (how many, mean, median, full
+    marks), the distribution and the stages (named as in course.yml, however many there are), the hardest
+    checks, the named mistakes the graders recognised, then the grade table: sortable by any column,
+    filtered by name, mistake or state, each student's detail opened on demand from an inert <template>."""
     meta = meta or {}
     stats = class_stats(course, graded)
     graded_stages = [s for s in course.stages if s.key in stats.stage_means]
-    p = [f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-         f'<meta name="viewport" content="width=device-width,initial-scale=1">'
-         f'<title>{esc(course.title)}: class report</title><style>{CSS}</style></head><body>',
-         f"<h1>{esc(course.title)} — class report</h1>"]
-    facts = [plural(stats.n, "submission")]
-    if stats.totals:
-        mean = sum(stats.totals) / len(stats.totals)
-        facts.append(f"mean {_num(mean)}/{_num(stats.max_score)}, median {_num(_median(stats.totals))}")
-    for k in ("seed", "isolation", "devices"):
-        if meta.get(k) not in (None, ""):
-            facts.append(f"{k}: {meta[k]}")
-    p.append(f'<p class="dim">{esc(" · ".join(facts))}</p>')
+    p = [_head(f"{course.title}: class report"), '<header><h1>Class report</h1>'
+         f'<p class="course">{esc(course.title)}</p><div class="cards">']
+    totals = stats.totals
+    full = sum(t >= stats.max_score - FULL for t in totals) if totals else 0
+    not_graded = sum(1 for g in graded if all(s.status != "graded" for s in g.result.stages))
+    cards = [("submissions", str(stats.n))]
+    if totals:
+        cards += [("mean", f"{_num(sum(totals) / len(totals))} / {_num(stats.max_score)}"),
+                  ("median", _num(_median(totals))), ("full marks", str(full))]
+    cards.append(("nothing graded", str(not_graded)))
+    p += [f'<div class="card"><div class="v">{esc(v)}</div><div class="k">{esc(k)}</div></div>' for k, v in cards]
+    p.append("</div>")
+    facts = [f"{k}: {meta[k]}" for k in ("seed", "isolation", "devices") if meta.get(k) not in (None, "")]
+    if facts:
+        p.append(f'<p class="facts">{esc(" · ".join(facts))}</p>')
     ungraded = [s.key for s in course.stages if s.key not in stats.stage_means]
     if ungraded:
-        p.append(f'<p class="dim">stages without graders (not scored): {esc(", ".join(ungraded))}</p>')
+        p.append(f'<p class="facts">stages without graders (not scored): {esc(", ".join(ungraded))}</p>')
+    p.append("</header>")
 
-    p.append("<h2>Score distribution</h2>")
-    p.append(histogram_svg(stats.totals, stats.max_score) if stats.totals else "<p>no submissions</p>")
-
-    p.append("<h2>Stages</h2><table><tr><th>#</th><th>stage</th><th>mean</th><th>full marks</th>"
-             "<th>missing</th><th>not implemented</th><th>does not import</th></tr>")
+    p.append('<section id="class"><h2>The class</h2><div class="row"><div>')
+    p.append(histogram_svg(totals, stats.max_score) if totals else "<p>no submissions</p>")
+    p.append('</div><div class="grow"><table class="stagetable"><tr><th>stage</th><th>mean</th>'
+             '<th>full marks</th><th title="no file for this stage">missing</th>'
+             '<th title="still the stub">not implemented</th><th title="does not import">error</th></tr>')
     for s in graded_stages:
         st = stats.stage_status[s.key]
-        p.append(f'<tr><td class="n">{s.number}</td><td>{esc(s.key)}<br><span class="dim">{esc(s.title)}</span></td>'
-                 f'<td class="n">{_num(stats.stage_means[s.key])}/{s.points}</td>'
-                 f'<td class="n">{stats.stage_full[s.key]}/{stats.n}</td><td class="n">{st.get("missing", 0)}</td>'
-                 f'<td class="n">{st.get("not implemented", 0)}</td><td class="n">{st.get("error", 0)}</td></tr>')
-    p.append("</table>")
+        frac = stats.stage_means[s.key] / s.points if s.points else 0.0
+        p.append(f'<tr><td>{_stage_label(s)}<div class="dim small">{esc(s.title)}</div></td>'
+                 f'<td class="n">{_bar(frac)} {_num(stats.stage_means[s.key])}/{s.points}</td>'
+                 f'<td class="n">{stats.stage_full[s.key]}/{stats.n}</td>'
+                 + "".join(f'<td class="n">{st.get(k, 0) or ""}</td>' for k in ("missing", "not implemented", "error"))
+                 + "</tr>")
+    p.append("</table></div></div></section>")
 
-    p.append("<h2>Most common named mistakes</h2>")
+    checks = [(s, name, passed, run) for s in graded_stages for name, passed, run in stats.check_rates.get(s.key, [])]
+    check_mistakes: Counter = Counter()
+    for g in graded:
+        for done in g.result.stages:
+            for c in done.checks:
+                if c.mistake and not c.passed:
+                    check_mistakes[(done.key, c.name, c.mistake)] += 1
+    top_mistake: dict[tuple[str, str], tuple[str, int]] = {}
+    for (key, name, mistake), n in check_mistakes.most_common():
+        top_mistake.setdefault((key, name), (mistake, n))
+    hardest = sorted((c for c in checks if c[3] and c[2] < c[3]), key=lambda c: (c[2] / c[3], c[0].index))
+    p.append('<div class="row">')
+    p.append(f'<section id="hardest"><h2>Hardest checks</h2><p class="dim">the {min(HARDEST, len(hardest))} '
+             f"checks the fewest students pass, of {len(checks)}; pass rates count the students whose stage "
+             "was graded (the columns missing, not implemented and error count the others)")
+    p.append("</p>" + _check_table(hardest[:HARDEST], top_mistake))
+    if len(checks) > HARDEST:
+        p.append(f"<details><summary>every check ({len(checks)}), in course order</summary>"
+                 + _check_table(checks, top_mistake) + "</details>")
+    p.append("</section>")
+
+    p.append('<section id="mistakes"><h2>Common mistakes</h2>')
     if stats.mistakes:
-        p.append("<table><tr><th>mistake</th><th>stage</th><th>students</th></tr>")
+        p.append('<p class="dim">named by the graders when a known wrong variant explains a failed check; '
+                 "counted once per student and stage. Click one to list its students.</p>"
+                 '<table class="mistaketable"><tr><th>mistake</th><th>stage</th><th>students</th></tr>')
         for key, mistake, n in stats.mistakes[:15]:
-            p.append(f'<tr><td>{esc(mistake)}</td><td>{esc(key)}</td><td class="n">{n}</td></tr>')
+            p.append(f'<tr><td><button type="button" class="linkish" data-filter="{esc(mistake)}">{esc(mistake)}'
+                     f'</button></td><td>{esc(key)}</td><td class="n">{n} '
+                     f'<span class="dim">({round(100 * n / max(1, stats.n))} %)</span></td></tr>')
         p.append("</table>")
     else:
         p.append('<p class="dim">no known mistake was recognised</p>')
+    p.append("</section></div>")
 
-    p.append("<h2>Pass rate per check</h2><table><tr><th>stage</th><th>check</th><th>passed</th><th></th></tr>")
-    for s in graded_stages:
-        for name, passed, run in stats.check_rates.get(s.key, []):
-            pct = passed / run if run else 0.0
-            p.append(f'<tr><td>{esc(s.key)}</td><td>{esc(name)}</td><td class="n">{passed}/{run}</td>'
-                     f'<td><span class="barbg"><span class="bar" style="width:{int(120 * pct)}px"></span></span>'
-                     f'</td></tr>')
-    p.append("</table>")
-
-    p.append("<h2>Grades</h2><table><tr><th>student</th>"
-             + "".join(f'<th title="{esc(s.title)}">{s.number}</th>' for s in graded_stages)
-             + "<th>total</th></tr>")
-    anchors = {}
+    p.append('<section id="grades"><h2>Grades</h2><div class="controls">'
+             '<input type="search" id="filter" placeholder="filter: student, mistake or note" '
+             'aria-label="filter students">'
+             '<select id="show" aria-label="which students"><option value="all">everyone</option>'
+             '<option value="partial">below full marks</option><option value="full">full marks</option>'
+             '<option value="off">a stage not graded (missing, stub, error)</option>'
+             '<option value="mistake">a named mistake</option></select>'
+             f'<span id="count" class="dim">{plural(stats.n, "student")}</span></div>'
+             '<p class="dim small">click a column to sort, a student to see their failed checks</p>'
+             '<table id="gradetable"><thead><tr><th data-sort="text">student</th>'
+             + "".join(f'<th data-sort="num" class="st" title="{esc(s.title)} ({s.points} pts)">{_stage_label(s)}'
+                       "</th>" for s in graded_stages)
+             + f'<th data-sort="num">total<div class="dim small">of {_num(stats.max_score)}</div></th>'
+               '<th data-sort="num">mistakes</th></tr></thead><tbody>')
+    templates = []
+    matrices = Matrices()
     for i, g in enumerate(graded):
-        anchors[i] = f"s{i}"
-        p.append(f'<tr><td><a href="#s{i}">{esc(g.student)}</a></td>'
+        mistakes = _mistakes_of(g)
+        off = any(s.status in ("missing", "not implemented", "error") for s in g.result.stages)
+        state = "full" if g.total >= g.result.max_score - FULL else "partial"
+        search = " ".join([g.student, *mistakes, *g.notes]).lower()
+        p.append(f'<tr data-i="{i}" data-state="{state}" data-off="{int(off)}" data-m="{int(bool(mistakes))}" '
+                 f'data-search="{esc(search)}"><td><button type="button" class="linkish open">{esc(g.student)}'
+                 "</button></td>"
                  + "".join(_stage_cell(_stage(g.result, s.key), g.stage_score(s.key)) for s in graded_stages)
-                 + f'<td class="n {_score_class(g.total, g.result.max_score)}">{_num(g.total)}</td></tr>')
-    p.append("</table>")
-
-    p.append("<h2>Students</h2>")
-    for i, g in enumerate(graded):
-        p.append(student_section(course, g, anchors[i]))
+                 + f'<td class="n total {_score_class(g.total, g.result.max_score)}" data-v="{_num(g.total)}">'
+                   f"{_num(g.total)}</td>"
+                   f'<td class="n" data-v="{len(mistakes)}" title="{esc("; ".join(mistakes))}">'
+                   f'{len(mistakes) or ""}</td></tr>')
+        templates.append(f'<template id="t{i}"><div class="student"><h3>{esc(g.student)} — '
+                         f'{_num(g.total)}/{_num(g.result.max_score)}</h3>{student_section(course, g, matrices, stage_table=False)}</div>'
+                         "</template>")
+    p.append("</tbody></table>")
+    p.append("<noscript><p>sorting, filtering and the students' details need JavaScript</p></noscript>")
+    p.append("".join(templates) + matrices.html() + "</section>")
     if meta.get("generated"):
         p.append(f'<p class="dim">generated {esc(meta["generated"])}</p>')
-    p.append("</body></html>")
+    p.append(_foot())
     return "\n".join(p)
 
 
-def render_feedback(course: Course, g: Graded) -> str:
-    """One student's page (to hand back): the same section as in the class report, open."""
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(course.title)}: '
-            f'{esc(g.student)}</title><style>{CSS}</style></head><body><h1>{esc(course.title)}</h1>'
-            + student_section(course, g, "student", open_=True) + "</body></html>")
+def _bar(frac: float) -> str:
+    return f'<span class="barbg"><span class="bar" style="width:{round(100 * max(0.0, min(1.0, frac)))}%"></span></span>'
+
+
+def _check_table(rows, top_mistake: dict) -> str:
+    out = ['<table class="checktable"><tr><th>stage</th><th>check</th><th>pass rate</th>'
+           "<th>most common named mistake</th></tr>"]
+    for s, name, passed, run in rows:
+        frac = passed / run if run else 0.0
+        top = top_mistake.get((s.key, name))
+        out.append(f'<tr><td>{_stage_label(s)}</td><td>{esc(name)}</td><td class="n">{_bar(frac)} {passed}/{run} '
+                   f'<span class="dim">({round(100 * frac)} %)</span></td>'
+                   f'<td>{esc(top[0]) + f" <span class=dim>({top[1]})</span>" if top else ""}</td></tr>')
+    out.append("</table>")
+    return "".join(out)
+
+
+def render_feedback(course: Course, g: Graded, *, hidden_detail: bool = False) -> str:
+    """One student's page, to hand back. By default hidden checks are summarised (how many, their points) as
+    results.json shows them before publication (``after_published``); ``hidden_detail`` shows them in full."""
+    matrices = Matrices()
+    section = student_section(course, g, matrices, hidden_detail=hidden_detail)
+    return (_head(f"{course.title}: {g.student}") + f'<header><h1>{esc(g.student)} — {_num(g.total)}/'
+            f'{_num(g.result.max_score)}</h1><p class="course">{esc(course.title)}</p></header>'
+            + f'<div class="student">{section}</div>' + matrices.html() + _foot())
 
 
 __all__ = ["Graded", "gradescope_json", "grades_csv", "class_stats", "summary_table", "render_report",
-           "render_feedback", "heatmap_svg", "histogram_svg", "CheckResult"]
+           "render_feedback", "heatmap_data", "histogram_svg", "split_points", "CheckResult"]

@@ -129,3 +129,43 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
     proc = run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--stage", "no_such_stage")
     assert proc.returncode == 2 and "no_such_stage" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def _stored_student(out: Path, course):
+    """One graded student written to ``out`` as a run would (a hidden check failed), without grading."""
+    from autograder import store
+    from autograder.collect import Collected
+    from autograder.report import gradescope_json
+    from autograder.results import CheckResult, StageResult, SubmissionResult
+
+    stage = course.stages[0]
+    result = SubmissionResult(student="ann", stages=[StageResult(key=stage.key, title=stage.title,
+                                                                 max_score=stage.points, seed=77, checks=[
+        CheckResult(name="public values", passed=True, points=6.0, max_points=6.0),
+        CheckResult(name="HIDDEN-NAME", passed=False, points=0.0, max_points=4.0, hidden=True,
+                    message="on x = HIDDEN-INPUT expected HIDDEN-EXPECTED")])])
+    store.save_student(out, result, fingerprint="fp", notes=[], layout="files", gradescope=gradescope_json(result))
+    return [Collected(student="ann")], {"ann": "fp"}
+
+
+@pytest.mark.parametrize("detail", [False, True])
+def test_feedback_shows_hidden_checks_only_when_asked(tmp_path, course, detail, capsys):
+    from autograder.cli import main
+    from autograder.grade import GradeRun
+
+    out = tmp_path / "out"
+    subs, fps = _stored_student(out, course)
+    run = GradeRun(course, tmp_path, out, quiet=True, hidden_detail=detail)
+    run.seed = 5
+    run.rebuild(subs, fps)
+    page = (out / "ann" / "feedback.html").read_text()
+    for secret in ("HIDDEN-NAME", "HIDDEN-INPUT", "HIDDEN-EXPECTED"):
+        assert (secret in page) == detail, secret
+    if not detail:
+        assert "1 hidden check (4 pts): 0 passed (0 pts)" in page
+    gradescope = json.loads((out / "ann" / "results.json").read_text())
+    assert gradescope["tests"][1]["visibility"] == "after_published"
+    assert "HIDDEN-INPUT" in (out / "report.html").read_text()  # the instructor sees everything
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    assert "--hidden-detail" in capsys.readouterr().out  # the instructor's switch
