@@ -47,7 +47,7 @@ REPORT_STUDENTS ?= 500
 CHROMIUM ?= chromium
 report-screenshot:
 	@test -f $(REPORT_DIR)/report.html || $(PY) tests/report_class.py $(REPORT_DIR) --students $(REPORT_STUDENTS)
-	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1400 \
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1300 \
 	  --screenshot=$(abspath $(REPORT_DIR))/report.png file://$(abspath $(REPORT_DIR))/report.html 2>/dev/null
 	@echo "screenshot: $(REPORT_DIR)/report.png"
 

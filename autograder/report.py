@@ -299,11 +299,10 @@ def histogram_svg(totals: list[float], max_score: float, bins: int = 10) -> str:
     base = above + h
     parts = [f'<svg class="hist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + below}" '
              f'role="img" aria-label="distribution of total scores">']
-    for frac in (0.5, 1.0):  # y axis: students
-        y = base - h * frac
-        parts.append(f'<line x1="{left}" y1="{y}" x2="{width - right}" y2="{y}" stroke="#e3e5ee"/>'
-                     f'<text x="{left - 5}" y="{y + 4}" font-size="11" text-anchor="end">'
-                     f'{_num(top * frac)}</text>')
+    for tick in sorted({top // 2, top} - {0}):  # y axis: students, whole numbers
+        y = base - h * tick / top
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e5ee"/>'
+                     f'<text x="{left - 5}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{tick}</text>')
     for i, n in enumerate(counts):
         bh = h * n / top
         x = left + i * bw
@@ -585,12 +584,13 @@ def _bar(frac: float) -> str:
 
 
 def _check_table(rows, top_mistake: dict) -> str:
-    out = ['<table class="checktable"><tr><th>stage</th><th>check</th><th>pass rate</th>'
+    out = ['<table class="checktable"><tr><th>stage: check</th><th>pass rate</th>'
            "<th>most common named mistake</th></tr>"]
     for s, name, passed, run in rows:
         frac = passed / run if run else 0.0
         top = top_mistake.get((s.key, name))
-        out.append(f'<tr><td>{_stage_label(s)}</td><td>{esc(name)}</td><td class="n">{_bar(frac)} {passed}/{run} '
+        out.append(f'<tr><td><span class="num" title="{esc(s.key)}: {esc(s.title)}">{s.number}</span> '
+                   f'<span class="dim">{esc(s.key)}:</span> {esc(name)}</td><td class="n">{_bar(frac)} {passed}/{run} '
                    f'<span class="dim">({round(100 * frac)} %)</span></td>'
                    f'<td>{esc(top[0]) + f" <span class=dim>({top[1]})</span>" if top else ""}</td></tr>')
     out.append("</table>")
