@@ -502,8 +502,51 @@ def collect_student(course: Course, folders: list[Path] | Path, student: str | N
     if layout:
         sub.layout = layout
     if not sub.sources and not any(kinds.get(s.file) for s in course.stages) and not notebooks:
-        sub.notes.append("no stage file or notebook found")
+        inside = sorted(_printable(n) + "/" for n, k in kinds.items()
+                        if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES)
+        sub.notes.append("no stage file or notebook found"
+                         + (f" (it holds the folders {', '.join(inside[:6])}: one of them, moved up, would be "
+                            "read)" if inside else ""))
     return sub
+
+
+OUTPUT_MARKER = "run.json"  # every output folder of `grade` holds one (see store.RUN_FILE)
+WRAPPER_DEPTH = 3
+
+
+def _is_output_folder(path: Path) -> bool:
+    """A folder a run of ``grade`` wrote (its ``run.json`` names a course and a seed), e.g. an earlier run's
+    ``--out`` inside the class folder: never a student."""
+    marker = path / OUTPUT_MARKER
+    if not os.path.isfile(marker) or os.path.islink(marker):
+        return False
+    try:
+        data = json.loads(read_capped(marker, 100_000))
+    except (ReadError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and "seed" in data and "course" in data
+
+
+def _has_stage_files(course: Course, folder: Path) -> bool:
+    names = {n for n, k in _listing(folder).items() if k == "file"}
+    wanted = {s.file for s in course.stages} | {Path(s.file).stem + ".ipynb" for s in course.stages}
+    return bool(names & wanted) or any(n.endswith(".ipynb") for n in names) or _is_real_dir(folder / "exercises")
+
+
+def unwrap(course: Course, folder: Path) -> tuple[Path, list[str]]:
+    """Where a student's files are: ``folder`` itself, or, when it holds no stage file, notebook or exercises/
+    but exactly one sub-folder (what unpacking a downloaded zip gives: ``alice/attention-main/``), that
+    sub-folder, looked into the same way (up to WRAPPER_DEPTH levels). Returns the folder and the wrapper
+    names walked through. Links are never followed."""
+    walked: list[str] = []
+    while len(walked) < WRAPPER_DEPTH and not _has_stage_files(course, folder):
+        subs = [n for n, k in _listing(folder).items()
+                if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES and n != "__MACOSX"]
+        if len(subs) != 1:
+            break
+        folder = folder / subs[0]
+        walked.append(subs[0])
+    return folder, walked
 
 
 def _printable(name: str) -> str:
@@ -569,8 +612,16 @@ def collect_class(course: Course, class_dir: Path, *, exclude: list[Path] | None
                 if sub.layout == "files":
                     sub.layout = "nbgrader"
         else:
+            if _is_output_folder(path):
+                listing.skipped.append((name, f"an output folder of `grade` (it holds {OUTPUT_MARKER}), not a "
+                                              "student: skipped"))
+                continue
+            # a downloaded zip unpacks into a wrapper folder (alice/attention-main/...): the files are read there
+            inner, wrappers = unwrap(course, path)
             # a clone of the student release keeps its stage files in exercises/: look there too (the top wins)
-            folders = [path] + ([path / "exercises"] if _is_real_dir(path / "exercises") else [])
+            folders = [inner] + ([inner / "exercises"] if _is_real_dir(inner / "exercises") else [])
             sub = collect_student(course, folders, student=name)
+            if wrappers:
+                sub.notes.insert(0, f"stage files read from the folder {'/'.join(_printable(w) for w in wrappers)}/")
         listing.submissions.append(sub)
     return listing

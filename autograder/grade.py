@@ -35,7 +35,8 @@ from pathlib import Path
 from . import store
 from .collect import Collected, collect_class
 from .course import Course, load_course
-from .report import Graded, gradescope_json, grades_csv, plural, render_feedback, render_report, summary_table
+from .report import (Graded, failure_summary, gradescope_json, grades_csv, plural, render_feedback, render_report,
+                     summary_table)
 
 REPORT_FILE = "report.html"
 GRADES_FILE = "grades.csv"
@@ -123,6 +124,7 @@ class GradeRun:
     def plan(self) -> tuple[list[Collected], list[Collected], dict[str, str]]:
         listing = collect_class(self.course, self.class_dir, exclude=[self.out_dir], assignment=self.assignment)
         self.listing = listing
+        self.previous_seed = store.stored_seed(self.out_dir)
         self.seed = store.prepare(self.out_dir, self.seed_arg, self.course.id)
         graders = store.graders_hash(self.course.path)
         options = {"devices": _device_hint(self.device), "timeout": self.timeout,
@@ -171,6 +173,7 @@ class GradeRun:
         pending = {s.student for s in todo}
         finished: set[int] = set()
         stopped: list[str] = []  # why judges ended early
+        patience = 5.0
         try:
             while len(finished) < len(procs):
                 try:
@@ -185,9 +188,16 @@ class GradeRun:
                                                "it was graded")
                     continue
                 self._handle(msg, pending, finished, stopped, progress, task)
+        except KeyboardInterrupt:
+            # the judges ignore Ctrl-C: asked to stop, each closes its sandbox (and its temporary folder) first
+            patience = 15.0
+            for proc in dict.fromkeys(procs):
+                if proc.is_alive():
+                    proc.terminate()
+            raise
         finally:
             for proc in dict.fromkeys(procs):
-                proc.join(timeout=5)
+                proc.join(timeout=patience)
                 if proc.is_alive():
                     proc.kill()
                     proc.join()
@@ -263,21 +273,41 @@ class GradeRun:
                 self._early.cancel()
                 self._early = None
 
-    def _run(self, started: float) -> int:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
-
-        subs, todo, fps = self.plan()
+    def announce(self, subs: list[Collected], todo: list[Collected]) -> None:
+        """What the terminal says before grading: folders that are not students, students with nothing to grade
+        (and the folders they hold), files found in a wrapper folder, a seed that differs from the earlier
+        run's (everyone is graded again), and how much there is to do."""
+        n_skip = len(subs) - len(todo)
         for name, why in self.listing.skipped:
             self.err.print(f"[yellow]skipped[/yellow] {_rich_escape(repr(name) if not name.isprintable() else name)}"
                            f": {why}")
-        n_skip = len(subs) - len(todo)
+        for sub in subs:
+            if not sub.sources and any(n.startswith("no stage file") for n in sub.notes):
+                why = next(n for n in sub.notes if n.startswith("no stage file"))
+                self.err.print(f"[yellow]nothing to grade[/yellow] for {_short(sub.student, 60)}: {_rich_escape(why)}")
+        wrapped = [sub.student for sub in subs if sub.notes and sub.notes[0].startswith("stage files read from")]
+        if wrapped and not self.quiet:
+            self.err.print(f"the files of {plural(len(wrapped), 'student')} were read from a wrapper folder (as a "
+                           f"downloaded zip unpacks): {_rich_escape(', '.join(wrapped[:5]))}"
+                           + (" ..." if len(wrapped) > 5 else ""))
+        if self.previous_seed is not None and self.seed != self.previous_seed and subs:
+            self.err.print(f"[yellow]seed {self.seed}[/yellow] differs from the seed {self.previous_seed} of the "
+                           f"earlier run in {_rich_escape(str(self.out_dir))}: every student is graded again "
+                           "(the hidden inputs change with the seed)")
         if not subs:
             self.err.print(f"[yellow]no student folders found in {_rich_escape(str(self.class_dir))}[/yellow]")
         if not self.quiet:
             self.err.print(f"{plural(len(subs), 'submission')} in {_rich_escape(str(self.class_dir))}"
                            f" ({self.listing.layout} layout), seed {self.seed}: "
                            f"{len(todo)} to grade, {n_skip} unchanged since the last run")
+
+    def _run(self, started: float) -> int:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+
+        subs, todo, fps = self.plan()
+        self.announce(subs, todo)
+        n_skip = len(subs) - len(todo)
         if todo:
             columns = [TextColumn("{task.description}", style="bold"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn()]
@@ -300,6 +330,9 @@ class GradeRun:
             self.err.print(f"graded {plural(len(self.graded_now), 'submission')} in {elapsed:.1f} s"
                            + (f" ({elapsed / len(self.graded_now):.3f} s each)" if self.graded_now else "")
                            + (f"; {n_skip} unchanged (kept)" if n_skip else ""))
+        failures = failure_summary(graded)
+        if failures and not self.quiet:
+            self.err.print(f"[yellow]hangs and crashes[/yellow]: {_rich_escape(failures)}")
         for student, why in sorted(self.failures.items()):
             self.err.print(f"[red]not graded[/red] {_rich_escape(student)}: {_rich_escape(why)}")
         if self.failures:
@@ -328,6 +361,13 @@ def cmd_grade(args) -> int:
         return 2
     if args.jobs is not None and args.jobs < 1:
         print("autograder: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    existing = next((p for p in (out, *out.parents) if os.path.lexists(p)), None)
+    if existing is not None and not existing.is_dir():
+        what = "--out" if existing == out else f"--out {out}: {existing}"
+        print(f"autograder: {what} is a file, not a folder: name a folder for the results (created if needed)",
+              file=sys.stderr)
         return 2
     if args.timeout is not None and not args.timeout > 0:
         print("autograder: --timeout must be a positive number of seconds", file=sys.stderr)
@@ -446,11 +486,33 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     None: nothing to grade, every sandbox is stopped)."""
     _die_with_parent(parent_pid)
     import multiprocessing as mp
+    import signal
     from multiprocessing.connection import wait as wait_any
 
     from .sandbox import Sandbox
 
-    sandboxes = [Sandbox(_limits(spec), slot=spec["slot"]).launch() for spec in specs]
+    # Ctrl-C reaches the whole process group: the main process alone answers it, by sending SIGTERM here,
+    # which is passed on to the judges (each closes its sandbox, removing its temporary folder, and ends)
+    judges: list = []
+    sandboxes: list = []
+    stopping: list[bool] = []
+
+    def on_term(signum, frame) -> None:
+        stopping.append(True)
+        if not judges:  # no judge yet: this process still owns every sandbox
+            for sandbox in sandboxes:
+                sandbox.close(patience=0)
+            _exit_now(q)
+        for proc in judges:
+            try:
+                os.kill(proc.pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, on_term)
+    for spec in specs:
+        sandboxes.append(Sandbox(_limits(spec), slot=spec["slot"]).launch())
     import gc
 
     # torch's import makes hundreds of thousands of objects, and the cyclic collector walks them again and again
@@ -480,12 +542,13 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
         if not specs:
             _exit_now(q)
     ctx = mp.get_context("fork")
-    judges = []
     for i, spec in enumerate(specs):
         proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),
                            name=f"autograder-judge-{spec['job']}", daemon=True)
         proc.start()
         judges.append(proc)
+    if stopping:  # asked to stop while the judges were being started
+        on_term(signal.SIGTERM, None)
     folders = [sandbox.tmp for sandbox in sandboxes]  # the worker's copy: removed by the judge's close()
     for sandbox in sandboxes:
         sandbox.hand_over(keep=False)
@@ -539,6 +602,12 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
     submissions it claims (``counter``, shared with the other judges; without it, every one in ``spec``),
     results written as they finish."""
     _die_with_parent(parent_pid)
+    import signal
+
+    # Ctrl-C is the main process's to answer; its SIGTERM ends this judge through the finally below (the
+    # sandbox closed, its temporary folder removed)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     job = spec["job"]
     try:
         import warnings

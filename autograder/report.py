@@ -234,6 +234,26 @@ def summary_table(course: Course, graded: list[Graded]):
     return table
 
 
+def failure_summary(graded: list[Graded]) -> str | None:
+    """One line for the end of a run: how many stages ran out of time and how many crashed, and whose; None
+    when none did. A stage counts once however many of its checks the hang or crash cost."""
+    found: dict[str, list[str]] = {"timeout": [], "crash": []}
+    for g in graded:
+        for stage in g.result.stages:
+            kinds = {c.failure for c in stage.checks if c.failure}
+            for kind in ("timeout", "crash"):
+                if kind in kinds:
+                    found[kind].append(f"{g.student} ({stage.key})")
+    if not any(found.values()):
+        return None
+
+    def part(items: list[str], what: str) -> str:
+        return f"{plural(len(items), 'stage')} {what}" + (
+            ": " + ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "") if items else "")
+
+    return f"{part(found['timeout'], 'ran out of time')}; {part(found['crash'], 'crashed')}"
+
+
 def _median(values: list[float]) -> float:
     v = sorted(values)
     if not v:
@@ -608,4 +628,4 @@ def render_feedback(course: Course, g: Graded, *, hidden_detail: bool = False) -
 
 
 __all__ = ["Graded", "gradescope_json", "grades_csv", "class_stats", "summary_table", "render_report",
-           "render_feedback", "heatmap_data", "histogram_svg", "split_points", "CheckResult"]
+           "render_feedback", "failure_summary", "heatmap_data", "histogram_svg", "split_points", "CheckResult"]

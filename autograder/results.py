@@ -17,6 +17,9 @@ class CheckResult:
     device: str | None = None
     # attention weights (expected vs got) for reports, when a check chose to attach them
     figures: dict | None = None
+    # why the learner's code gave no answer, when it gave none: "timeout" (it ran out of time) or "crash" (its
+    # process died or sent back garbage); counted by the class grader's closing summary
+    failure: str | None = None
 
     def to_json(self) -> dict:
         data = {"name": self.name, "passed": self.passed, "points": round(self.points, 4),
@@ -24,6 +27,8 @@ class CheckResult:
                 "hidden": self.hidden, "device": self.device}
         if self.figures:
             data["figures"] = self.figures
+        if self.failure:
+            data["failure"] = self.failure
         return data
 
 
@@ -83,7 +88,8 @@ class SubmissionResult:
         stages = []
         for s in data["stages"]:
             checks = [CheckResult(**{k: c.get(k) for k in ("name", "passed", "points", "max_points", "message",
-                                                             "mistake", "hidden", "device", "figures")})
+                                                             "mistake", "hidden", "device", "figures",
+                                                             "failure")})
                       for c in s["checks"]]
             stages.append(StageResult(key=s["key"], title=s.get("title", s["key"]), max_score=s["max_score"],
                                       checks=checks, seed=s.get("seed"), status=s.get("status", "graded"),

@@ -24,7 +24,7 @@ from . import fixtures
 from .checking import CheckFailed, CheckInfo
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
-from .sandbox import Limits, NotImplementedYet, Sandbox, StudentFailure
+from .sandbox import Limits, NotImplementedYet, Sandbox, StudentCrashed, StudentFailure, StudentTimeout
 
 GRADERS = Path(__file__).resolve().parent / "graders"
 
@@ -296,17 +296,19 @@ class GraderPlugin:
         total = self._weights[stage_key]
         points = stage.points * weight / total if total else 0.0
         passed = outcome == "passed"
-        message, mistake, kind, figures = "", None, None, None
+        message, mistake, kind, figures, failure = "", None, None, None, None
         if not passed:
             exc = call.excinfo.value if call.excinfo is not None else None
             message, mistake, kind = self._explain(exc, stage)
             figures = getattr(exc, "figures", None)
+            failure = "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) \
+                else None
             if getattr(exc, "forfeit", False):
                 self._forfeits.add((student, stage_key))
         result = self.results[student].stage(stage_key)
         result.checks.append(CheckResult(name=name, passed=passed, points=points if passed else 0.0,
                                          max_points=points, message=message, mistake=mistake, hidden=hidden,
-                                         device=device, figures=figures))
+                                         device=device, figures=figures, failure=failure))
         if kind == "missing":
             result.status, result.note = "missing", message
         elif kind == "not implemented" and result.status != "error":

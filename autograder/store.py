@@ -129,6 +129,16 @@ def run_fingerprint(content_hash: str, graders: str, seed: int, options: dict) -
 # ───────────────────────────── the run's state ─────────────────────────────
 
 
+def stored_seed(out_dir: Path) -> int | None:
+    """The base seed an earlier run stored in ``out_dir``, or None."""
+    try:
+        state = json.loads((Path(out_dir) / RUN_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    seed = state.get("seed") if isinstance(state, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
 def prepare(out_dir: Path, seed: int | None, course_id: str) -> int:
     """Create ``out_dir`` and return the base seed: ``seed`` when given (stored), else the stored one, else a
     fresh random one (stored before anything is graded)."""

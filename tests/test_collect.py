@@ -237,3 +237,41 @@ def test_a_clone_of_the_student_release_is_read_from_its_exercises_folder(tmp_pa
     assert sub.sources["loop_average"][1] == solution_body("01_loop_average.py")
     assert sub.sources["tril_average"][1] == solution_body("02_tril_average.py")
     assert sub.problems["softmax_average"] == "file missing: 03_softmax_average.py"
+
+
+def test_files_inside_a_wrapper_folder_are_found(tmp_path, course):
+    """A downloaded zip unpacks into a folder of its own (alice/attention-main/...): the files are read there,
+    with a note; a folder with several sub-folders and no stage file says which folders it holds."""
+    cls = tmp_path / "class"
+    inner = cls / "alice" / "attention-main"
+    inner.mkdir(parents=True)
+    (cls / "alice" / "__MACOSX").mkdir()  # what macOS adds to a zip
+    (inner / "01_loop_average.py").write_text(solution_body("01_loop_average.py"))
+    deep = cls / "bob" / "download" / "attention-main" / "exercises"
+    deep.mkdir(parents=True)
+    (deep / "02_tril_average.py").write_text(solution_body("02_tril_average.py"))
+    for name in ("try1", "try2"):
+        (cls / "cara" / name).mkdir(parents=True)
+        (cls / "cara" / name / "01_loop_average.py").write_text(solution_body("01_loop_average.py"))
+    by = {s.student: s for s in collect_class(course, cls).submissions}
+    assert by["alice"].sources["loop_average"] == ("01_loop_average.py", solution_body("01_loop_average.py"))
+    assert by["alice"].notes[0] == "stage files read from the folder attention-main/"
+    assert set(by["bob"].sources) == {"tril_average"}
+    assert by["bob"].notes[0] == "stage files read from the folder download/attention-main/"
+    assert not by["cara"].sources
+    assert any("no stage file" in n and "try1/, try2/" in n for n in by["cara"].notes)
+
+
+def test_an_output_folder_inside_the_class_folder_is_never_a_student(tmp_path, course):
+    cls = tmp_path / "class"
+    (cls / "ann").mkdir(parents=True)
+    (cls / "ann" / "01_loop_average.py").write_text(solution_body("01_loop_average.py"))
+    old = cls / "results-week1"  # an earlier run's --out, not the current one
+    (old / "ann").mkdir(parents=True)
+    (old / "run.json").write_text(json.dumps({"format": 1, "course": "attention", "seed": 3}))
+    (old / "ann" / "result.json").write_text("{}")
+    (cls / "dan").mkdir()
+    (cls / "dan" / "run.json").write_text("my own notes")  # a student's file of that name is not a marker
+    listing = collect_class(course, cls, exclude=[cls / "results-week2"])
+    assert [s.student for s in listing.submissions] == ["ann", "dan"]
+    assert "output folder" in dict(listing.skipped)["results-week1"]

@@ -88,6 +88,8 @@ def test_grade_a_small_class(tmp_path, course):
     loop = next(s for s in crash["result"]["stages"] if s["key"] == "loop_average")
     assert any("exit" in c["message"] for c in loop["checks"])
 
+    closing = " ".join(proc.stderr.split())  # rich wraps lines at the terminal's width
+    assert "hangs and crashes: 0 stages ran out of time; 1 stage crashed: crash (loop_average)" in closing
     report = (out / "report.html").read_text()
     assert "upper instead of lower triangle" in report and "<svg" in report
     assert (out / "nb" / "feedback.html").is_file()
@@ -129,6 +131,11 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
     proc = run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--stage", "no_such_stage")
     assert proc.returncode == 2 and "no_such_stage" in proc.stderr
     assert not (tmp_path / "o").exists()
+    (tmp_path / "grades.csv").write_text("a file")
+    for out in (tmp_path / "grades.csv", tmp_path / "grades.csv" / "sub"):  # --out naming a file, or inside one
+        proc = run(str(tmp_path / "cls"), "--out", str(out))
+        assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr and "Traceback" not in proc.stderr
+    assert (tmp_path / "grades.csv").read_text() == "a file"
 
 
 def _stored_student(out: Path, course):
@@ -169,3 +176,83 @@ def test_feedback_shows_hidden_checks_only_when_asked(tmp_path, course, detail, 
     with pytest.raises(SystemExit):
         main(["grade", "--help"])
     assert "--hidden-detail" in capsys.readouterr().out  # the instructor's switch
+
+
+def _announced(run) -> str:
+    import io
+
+    from rich.console import Console
+
+    run.err = Console(file=io.StringIO(), width=200)
+    subs, todo, _ = run.plan()
+    run.announce(subs, todo)
+    return run.err.file.getvalue()
+
+
+def test_the_terminal_names_wrapped_and_empty_students_and_a_new_seed(tmp_path, course):
+    from autograder.grade import GradeRun
+
+    cls = tmp_path / "class"
+    (cls / "alice" / "attention-main").mkdir(parents=True)
+    shutil.copy(SOL / "01_loop_average.py", cls / "alice" / "attention-main")
+    for name in ("v1", "v2"):
+        (cls / "bob" / name).mkdir(parents=True)
+    out = tmp_path / "out"
+    text = _announced(GradeRun(course, cls, out, seed=5))
+    assert "nothing to grade for bob: no stage file or notebook found (it holds the folders v1/, v2/" in text
+    assert "the files of 1 student were read from a wrapper folder" in text and "alice" in text
+    assert "differs from the seed" not in text  # a first run
+    assert "differs from the seed" not in _announced(GradeRun(course, cls, out))  # the stored seed, kept
+    text = _announced(GradeRun(course, cls, out, seed=6))
+    assert "seed 6 differs from the seed 5 of the earlier run" in text and "every student is graded again" in text
+
+
+def test_the_closing_summary_counts_hangs_and_crashes(course):
+    from autograder.report import failure_summary
+    from autograder.results import CheckResult, StageResult, SubmissionResult
+    from autograder.report import Graded
+
+    def student(name, *failures):
+        stages = []
+        for stage, kinds in zip(course.stages, failures):
+            stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, checks=[
+                CheckResult(name=f"c{i}", passed=kind is None, points=0.0, max_points=1.0, failure=kind)
+                for i, kind in enumerate(kinds)]))
+        return Graded(SubmissionResult(student=name, stages=stages))
+
+    assert failure_summary([student("ok", [None, None])]) is None
+    rows = [student("hang", ["timeout", "timeout", "timeout"], [None]), student("boom", [None, "crash"], ["crash"])]
+    assert failure_summary(rows) == ("1 stage ran out of time: hang (loop_average); "
+                                     "2 stages crashed: boom (loop_average), boom (tril_average)")
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_no_temporary_folder_and_no_child_traceback(tmp_path):
+    """Ctrl-C reaches the whole process group: the main process answers it, the judges (which ignore it) close
+    their sandboxes when told to stop, so no traceback is printed and no sandbox folder is left behind."""
+    import signal
+    import time
+
+    cls = tmp_path / "class"
+    (cls / "ok").mkdir(parents=True)
+    shutil.copy(SOL / "01_loop_average.py", cls / "ok")
+    (cls / "hang").mkdir()
+    (cls / "hang" / "01_loop_average.py").write_text("def causal_mean_loop(x):\n    while True:\n        pass\n")
+    tmp = tmp_path / "tmp"  # the sandboxes' folders are made here (tempfile follows TMPDIR)
+    tmp.mkdir()
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(cls), "--out", str(out), "--jobs", "2",
+                             "--stage", "loop_average", "--timeout", "60"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(tmp)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 300
+    while not (out / "ok" / "result.json").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert (out / "ok" / "result.json").exists()  # one graded; the other hangs (for 60 s)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert not list(tmp.glob("autograder-*"))
+    assert not (out / "hang" / "result.json").exists()
