@@ -91,6 +91,45 @@ def _device_hint(device: str | None) -> str:
     return hint
 
 
+class Eta:
+    """The time left, counting pending hangs. A submission usually takes ``typical`` seconds (the median of
+    those graded so far); one that has run longer is taken to be stuck in a call that ends at its timeout, so
+    its judge is counted busy until ``typical + timeout`` after it started (a progress bar's rate alone says
+    "1 second left" while a judge waits out a hang). The judges share the rest of the work."""
+
+    def __init__(self, total: int, jobs: int, timeout: float):
+        self.total, self.jobs, self.timeout = total, max(1, jobs), timeout
+        self.started: dict[str, float] = {}  # in flight: student → when a judge took it
+        self.durations: list[float] = []
+
+    def start(self, student: str, now: float) -> None:
+        self.started[student] = now
+
+    def done(self, student: str, now: float) -> None:
+        began = self.started.pop(student, None)
+        if began is not None:
+            self.durations.append(now - began)
+
+    def seconds_left(self, now: float) -> float | None:
+        if not self.durations:
+            return None
+        typical = sorted(self.durations)[len(self.durations) // 2]
+        busy = []
+        for began in self.started.values():
+            elapsed = now - began
+            busy.append(typical - elapsed if elapsed <= typical else typical + self.timeout - elapsed)
+        busy = [max(0.0, b) for b in busy]
+        waiting = max(0, self.total - len(self.durations) - len(self.started))
+        return max(max(busy, default=0.0), (sum(busy) + waiting * typical) / self.jobs)
+
+
+def _eta_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "-:--:--"
+    s = int(seconds + 0.999)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
 class GradeRun:
     """One invocation of ``grade``: what is to do, the judges, the files at the end."""
 
@@ -174,8 +213,13 @@ class GradeRun:
         finished: set[int] = set()
         stopped: list[str] = []  # why judges ended early
         patience = 5.0
+        from .sandbox import Limits
+
+        self.eta = Eta(len(todo), n_jobs, self.timeout or Limits().call_timeout)
         try:
             while len(finished) < len(procs):
+                if progress is not None:
+                    progress.update(task, eta=_eta_text(self.eta.seconds_left(time.monotonic())))
                 try:
                     msg = q.get(timeout=0.5)
                 except queue_mod.Empty:
@@ -214,8 +258,11 @@ class GradeRun:
 
     def _handle(self, msg, pending, finished, stopped, progress, task) -> None:
         kind, job = msg[0], msg[1]
-        if kind == "done":
+        if kind == "start":
+            self.eta.start(msg[2], time.monotonic())
+        elif kind == "done":
             student = msg[2]
+            self.eta.done(student, time.monotonic())
             pending.discard(student)
             self.graded_now.append(student)
             self.failures.pop(student, None)
@@ -302,17 +349,16 @@ class GradeRun:
                            f"{len(todo)} to grade, {n_skip} unchanged since the last run")
 
     def _run(self, started: float) -> int:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         subs, todo, fps = self.plan()
         self.announce(subs, todo)
         n_skip = len(subs) - len(todo)
         if todo:
             columns = [TextColumn("{task.description}", style="bold"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn()]
+                       TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}", style="progress.remaining")]
             with Progress(*columns, console=self.err, disable=self.quiet, transient=False) as progress:
-                task = progress.add_task("starting judges", total=len(todo))
+                task = progress.add_task("starting judges", total=len(todo), eta=_eta_text(None))
                 self.grade(todo, fps, progress, task)
                 # one more round for submissions whose judge was lost (not for the ones it graded)
                 retry = [s for s in todo if not store.is_current(self.out_dir, s.student, fps[s.student])]
@@ -597,6 +643,17 @@ def claimer(counter, n: int):
     return claim
 
 
+def _announcing(claim, subs: list, q, job: int):
+    """``claim`` that also tells the main process which submission this judge takes (for the time left)."""
+    def take() -> int | None:
+        i = claim()
+        if i is not None:
+            q.put(("start", job, subs[i].student))
+        return i
+
+    return take
+
+
 def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None:
     """One judge: its own sandbox (``sandbox``: one already launched for it), one pytest session over the
     submissions it claims (``counter``, shared with the other judges; without it, every one in ``spec``),
@@ -656,12 +713,14 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
     try:
         grade(course, [s.submission() for s in subs], devices=[spec["device"]] if spec.get("device") else None,
               seed=spec["seed"], include_hidden=spec["include_hidden"], stages=spec.get("stages"), sandbox=sandbox,
-              on_done=on_done, claim=claimer(counter, len(subs)) if counter is not None else None, ready=ready)
+              on_done=on_done, claim=_announcing(claimer(counter, len(subs)), subs, q, job) if counter is not None
+              else None, ready=ready)
         for text in start_error:
             q.put(("error", job, None, text))
     except BaseException:  # noqa: BLE001
         q.put(("error", job, None, traceback.format_exc()[-1500:]))
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a stop asked for now must not cut the clean-up short
         try:
             sandbox.close()
         finally:

@@ -256,3 +256,21 @@ def test_ctrl_c_leaves_no_temporary_folder_and_no_child_traceback(tmp_path):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
     assert not list(tmp.glob("autograder-*"))
     assert not (out / "hang" / "result.json").exists()
+
+
+def test_the_time_left_counts_pending_hangs():
+    from autograder.grade import Eta, _eta_text
+
+    eta = Eta(total=4, jobs=2, timeout=10.0)
+    assert eta.seconds_left(0.0) is None and _eta_text(None) == "-:--:--"
+    for student in ("a", "b"):
+        eta.start(student, 0.0)
+        eta.done(student, 1.0)  # a submission takes about 1 s
+    eta.start("hang", 1.0)
+    eta.start("quick", 5.5)
+    # at 6 s "hang" has run 5 s, far past the usual 1 s: its judge is counted busy until 1 + 1 + 10 = 12 s
+    assert eta.seconds_left(6.0) == pytest.approx(6.0)
+    eta.done("quick", 6.5)
+    assert eta.seconds_left(9.0) == pytest.approx(3.0)  # and the estimate counts down as the hang goes on
+    eta.done("hang", 12.0)
+    assert eta.seconds_left(12.0) == 0 and _eta_text(61.2) == "0:01:02"
