@@ -17,7 +17,7 @@ import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
 
 from .course import Course
 from .results import CheckResult, StageResult, SubmissionResult
@@ -270,7 +270,7 @@ def _median(values: list[float]) -> float:
 # string escaped its escaping. Learner strings reach the page only through ``esc`` (text and attributes);
 # the script reads them back from attributes and writes them with textContent, never as markup.
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = resources.files("autograder") / "templates"  # wherever in the package this module lives
 CSS = (TEMPLATES / "report.css").read_text(encoding="utf-8")
 SCRIPT = (TEMPLATES / "report.js").read_text(encoding="utf-8")
 HARDEST = 10  # checks listed under "hardest checks" (all of them are one click away)
