@@ -258,6 +258,12 @@ def test_the_report_works_in_a_real_browser(tmp_path, course):
     detail = detail[:detail.index("</tr>", detail.index("</td></tr>") if "</td></tr>" in detail else 0) + 5]
     assert "student0001 —" in detail and 'aria-label="expected"' in detail and "key position j" in detail
     assert 'class="differs"' in detail and "data-heatmap=" not in detail
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
+                           "--dump-dom", f"{path.as_uri()}#filter=student0001"],
+                          capture_output=True, text=True, timeout=120)
+    rows = re.findall(r"<tr data-i=[^>]*>", done.stdout)
+    assert len(rows) == 30 and sum(" hidden" in r for r in rows) == 29  # the filter ran: one student left
+    assert ">1 of 30 students<" in done.stdout
     shot = tmp_path / "report.png"
     subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     f"--screenshot={shot}", "--window-size=1280,1000", path.as_uri()],

@@ -123,6 +123,7 @@
       filter.value = b.getAttribute("data-filter");
       show.value = "all";
       apply();
+      history.replaceState(null, "", "#filter=" + encodeURIComponent(filter.value));
       document.getElementById("grades").scrollIntoView();
     });
   });
@@ -157,7 +158,9 @@
     row.after(tr);
     drawHeatmaps(td);
   });
-  // a link to #student=<name> (or the page opened with one) opens that student's detail
+  // a link to #filter=<text> filters the table; one to #student=<name> opens that student's detail
+  var given = decodeURIComponent((location.hash.match(/^#filter=(.*)$/) || [])[1] || "");
+  if (given) { filter.value = given; apply(); }
   var wanted = decodeURIComponent((location.hash.match(/^#student=(.*)$/) || [])[1] || "");
   if (wanted) rows().forEach(function (r) {
     var b = r.querySelector("button.open");
