@@ -305,7 +305,8 @@ class GradeRun:
         store.atomic_write(self.out_dir / GRADES_FILE, grades_csv(self.course, graded))
         meta = {"seed": self.seed, "isolation": self.isolation,
                 "devices": self.device or "every device available"}
-        store.atomic_write(self.out_dir / REPORT_FILE, render_report(self.course, graded, meta=meta))
+        page = render_report(self.course, graded, meta=meta, feedback_links=True)
+        store.atomic_write(self.out_dir / REPORT_FILE, page)
         return graded
 
     def run(self) -> int:

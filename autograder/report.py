@@ -18,9 +18,11 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
+from urllib.parse import quote
 
 from .course import Course
 from .results import CheckResult, StageResult, SubmissionResult
+from .store import FEEDBACK_FILE
 
 
 @dataclass
@@ -419,12 +421,13 @@ def _hidden_summary(stage: StageResult) -> str:
 
 
 def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_detail: bool = True,
-                    stage_table: bool = True) -> str:
+                    stage_table: bool = True, brief: bool = False) -> str:
     """One student's detail: notes, a table of stages (score, status, seed), then every failed check with its
     message, named mistake and heatmaps. Without ``hidden_detail`` (what a student sees before the grades are
     published) hidden checks are summarised per stage (how many, their points) and their names, messages,
     inputs, expected values and seeds are left out. ``stage_table``: False in the class report, whose grade
-    table already shows the stages' scores."""
+    table already shows the stages' scores. ``brief`` (the class report): each message's first line only (what
+    failed and by how much; the value previews and the known mistake's line are in feedback.html)."""
     r = g.result
     parts = []
     if g.notes:
@@ -466,7 +469,8 @@ def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_det
                     tags += f'<b>hidden, seed {esc(stage.seed)}</b>'
                 parts.append(f'<div class="check">{esc(c.name)} <i>{_num(c.max_points)} pts</i>{tags}</div>')
             figures = next((c.figures for c in checks if c.figures), None)
-            parts.append(f"<pre>{esc(message)}</pre>{figures_html(figures, matrices)}")
+            text = message.split("\n", 1)[0] if brief else message
+            parts.append(f"<pre>{esc(text)}</pre>{figures_html(figures, matrices)}")
         if hidden_failed:
             parts.append(f'<p class="dim">{plural(len(hidden_failed), "hidden check")} failed '
                          f'({_num(sum(c.max_points - c.points for c in hidden_failed))} pts): which, and on what '
@@ -480,11 +484,14 @@ def _mistakes_of(g: Graded) -> list[str]:
     return sorted({c.mistake for s in g.result.stages for c in s.checks if c.mistake and not c.passed})
 
 
-def render_report(course: Course, graded: list[Graded], *, meta: dict | None = None) -> str:
+def render_report(course: Course, graded: list[Graded], *, meta: dict | None = None,
+                  feedback_links: bool = False) -> str:
     """The class on one page, in the order an instructor reads it: the header (how many, mean, median, full
     marks), the distribution and the stages (named as in course.yml, however many there are), the hardest
     checks, the named mistakes the graders recognised, then the grade table: sortable by any column,
-    filtered by name, mistake or state, each student's detail opened on demand from an inert <template>."""
+    filtered by name, mistake or state, each student's detail opened on demand from an inert <template>
+    (brief: first lines of messages; ``feedback_links``: a link to <student>/feedback.html, as ``grade``
+    writes it beside the report, for the rest)."""
     meta = meta or {}
     stats = class_stats(course, graded)
     graded_stages = [s for s in course.stages if s.key in stats.stage_means]
@@ -587,9 +594,11 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
                    f"{_num(g.total)}</td>"
                    f'<td class="n" data-v="{len(mistakes)}" title="{esc("; ".join(mistakes))}">'
                    f'{len(mistakes) or ""}</td></tr>')
+        link = (f' <a class="small" href="{esc(quote(g.student, safe=""))}/{FEEDBACK_FILE}">their feedback page</a>'
+                if feedback_links else "")
+        section = student_section(course, g, matrices, stage_table=False, brief=True)
         templates.append(f'<template id="t{i}"><div class="student"><h3>{esc(g.student)} — '
-                         f'{_num(g.total)}/{_num(g.result.max_score)}</h3>{student_section(course, g, matrices, stage_table=False)}</div>'
-                         "</template>")
+                         f'{_num(g.total)}/{_num(g.result.max_score)}{link}</h3>{section}</div></template>')
     p.append("</tbody></table>")
     p.append("<noscript><p>sorting, filtering and the students' details need JavaScript</p></noscript>")
     p.append("".join(templates) + matrices.html() + "</section>")

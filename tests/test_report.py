@@ -281,3 +281,14 @@ def test_the_screenshot_target_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "report.html").stat().st_size > 10_000
     assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_reports_detail_is_brief_and_links_the_full_feedback_page(course):
+    r = result("ann/../<x> y", False, message="values differ (3 of 9)\n  expected [1, 2]\n  got      [0, 0]",
+               course=course)
+    page = render_report(course, [Graded(r)], feedback_links=True)
+    assert "values differ (3 of 9)" in page and "expected [1, 2]" not in page
+    assert 'href="ann/../%3Cx%3E%20y/feedback.html"' not in page  # a path in the id stays one folder name
+    assert 'href="ann%2F..%2F%3Cx%3E%20y/feedback.html"' in page
+    assert "href=" not in render_report(course, [Graded(r)])  # the generated preview has no feedback pages
+    assert "expected [1, 2]" in render_feedback(course, Graded(r))
