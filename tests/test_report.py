@@ -292,3 +292,13 @@ def test_the_reports_detail_is_brief_and_links_the_full_feedback_page(course):
     assert 'href="ann%2F..%2F%3Cx%3E%20y/feedback.html"' in page
     assert "href=" not in render_report(course, [Graded(r)])  # the generated preview has no feedback pages
     assert "expected [1, 2]" in render_feedback(course, Graded(r))
+
+
+def test_pass_rates_count_only_students_whose_stage_was_graded(course):
+    rows = [Graded(result(s, True, course=course)) for s in "ab"]
+    missing = result("c", False, message="file missing: 01_loop_average.py", course=course)
+    missing.stages[0].status, missing.stages[0].note = "missing", "file missing: 01_loop_average.py"
+    rows.append(Graded(missing))
+    rates = dict((name, (p, r)) for name, p, r in class_stats(course, rows).check_rates["loop_average"])
+    assert rates["values"] == (2, 2)  # the missing file is counted under "missing", not as a failed check
+    assert class_stats(course, rows).stage_status["loop_average"]["missing"] == 1
