@@ -68,9 +68,12 @@ def torch_cross_attention(x, context, w: dict, n_heads: int, mask=None) -> torch
     mha = torch.nn.MultiheadAttention(d_out, n_heads, kdim=d_kv, vdim=d_kv, bias=True, batch_first=True, dtype=F64)
     zeros = torch.zeros(d_out, dtype=F64)
     with torch.no_grad():
-        mha.q_proj_weight.copy_(w["W_query.weight"])
-        mha.k_proj_weight.copy_(w["W_key.weight"])
-        mha.v_proj_weight.copy_(w["W_value.weight"])
+        if mha.in_proj_weight is not None:  # d_kv == d_out: the three weights are packed into one
+            mha.in_proj_weight.copy_(torch.cat([w[f"{n}.weight"] for n in ("W_query", "W_key", "W_value")]))
+        else:
+            mha.q_proj_weight.copy_(w["W_query.weight"])
+            mha.k_proj_weight.copy_(w["W_key.weight"])
+            mha.v_proj_weight.copy_(w["W_value.weight"])
         mha.in_proj_bias.copy_(torch.cat([w.get(f"{n}.bias", zeros) for n in ("W_query", "W_key", "W_value")]))
         mha.out_proj.weight.copy_(w["out_proj.weight"])
         mha.out_proj.bias.copy_(w["out_proj.bias"])
