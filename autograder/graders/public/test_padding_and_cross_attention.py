@@ -170,17 +170,23 @@ def test_heads(student):
 
 @check("masked_attention written by hand: no scaled_dot_product_attention (or another fused kernel)", weight=2)
 def test_by_hand(student):
-    reply, _ = attention(student, Q, K, V, PAD, True, record=True, cast=torch.float32)
+    expected = oracle.expected("masked_attention", Q, K, V, PAD, True)
+    reply, what = attention(student, Q, K, V, PAD, True, record=True, cast=torch.float32)
     require_by_hand(reply, "masked_attention")
+    expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
+                 mistakes=oracle.mistakes("masked_attention", Q, K, V, PAD, True))
 
 
 @check("masked_attention: inputs unchanged, dtype and device kept")
 def test_attention_meta(student, device):
+    expected = oracle.expected("masked_attention", Q, K, V, PAD, True)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
         reply, what = attention(student, Q, K, V, PAD, True, to=device, cast=dtype, return_inputs=True)
         expect_unchanged(reply, "masked_attention")
-        expect_meta(expect_shape(reply["value"], (3, 4, 3), what), dtype=dtype, device=device,
-                    what=what + f" ({str(dtype)[6:]} on {device})")
+        what += f" ({str(dtype)[6:]} on {device})"
+        expect_meta(expect_shape(reply["value"], (3, 4, 3), what), dtype=dtype, device=device, what=what)
+        expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
+                     mistakes=oracle.mistakes("masked_attention", Q, K, V, PAD, True))
 
 
 # ───────────────────────────── CrossAttention ─────────────────────────────
@@ -198,20 +204,6 @@ def module(student, d_q, d_kv, d_out, nh, *, bias=False, wseed=910, dtype=F64, d
                         what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})", hint=HINT,
                         dtype=dtype)
     return handle, w
-
-
-def own_weights_reference(handle, nh):
-    """The reference for a call ``handle(x, context, mask)`` of a module built with its own weights: the oracle
-    applied with the weights the module holds, read back from the learner's process (only numbers; the
-    reference itself is computed here). True (a second call decides) when the state cannot be read."""
-    from autograder.sandbox import Out, StudentFailure
-
-    try:
-        state = handle.state()
-    except StudentFailure:
-        return True
-    weights = {name: value.t.to(F64) for name, value in state.items() if isinstance(value, Out)}
-    return lambda x, c, m=None: oracle.expected("cross_attention", x, c, weights, nh, m)
 
 
 X = fixed(3, 4, 5, seed=911, low=-2, high=2)  # (B, T_q, d_q)
@@ -291,10 +283,15 @@ def test_context_padding_has_no_influence(student):
 
 @check("CrossAttention written by hand: no nn.MultiheadAttention or scaled_dot_product_attention", weight=2)
 def test_module_by_hand(student):
-    handle = student.new("CrossAttention", 5, 3, 6, 2, seed=123)
-    with explained(student, "CrossAttention(5, 3, 6, 2)(x, context, key_padding_mask)"):
-        reply = handle(X, CTX, PAD, cast=torch.float32, full=True, record=own_weights_reference(handle, 2))
+    handle, w = module(student, 5, 3, 6, 2, wseed=926, dtype=torch.float32)
+    expected = oracle.expected("cross_attention", X, CTX, w, 2, PAD)
+    what = "CrossAttention(5, 3, 6, 2)(x, context, key_padding_mask)"
+    with explained(student, what):
+        reply = handle(X, CTX, PAD, cast=torch.float32, full=True,
+                       record=lambda x, c, m: oracle.expected("cross_attention", x, c, w, 2, m))
     require_by_hand(reply, "CrossAttention.forward")
+    expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
+                 mistakes=oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
 
 
 @check("CrossAttention: gradients reach W_query, W_key, W_value and out_proj and equal the reference")
@@ -311,11 +308,14 @@ def test_gradients(student):
 
 @check("CrossAttention: inputs unchanged, dtype and device kept")
 def test_module_meta(student, device):
-    handle = student.new("CrossAttention", 5, 3, 6, 2, seed=123)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
+        handle, w = module(student, 5, 3, 6, 2, wseed=928, dtype=dtype)
         handle.to(device, dtype)
+        expected = oracle.expected("cross_attention", X, CTX, w, 2, PAD)
         what = f"CrossAttention(5, 3, 6, 2)(x, context, key_padding_mask) ({str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = handle(X, CTX, PAD, to=device, cast=dtype, full=True, return_inputs=True)
         expect_unchanged(reply, what)
         expect_meta(expect_shape(reply["value"], (3, 4, 6), what), dtype=dtype, device=device, what=what)
+        expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
+                     mistakes=oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
