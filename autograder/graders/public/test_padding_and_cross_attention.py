@@ -101,14 +101,15 @@ def test_mask_values(student):
              mistake, heatmaps(want.to(F64), got_mask.to(F64), what))
 
 
-@check("key_padding_mask: device argument honoured")
+@check("key_padding_mask: device argument honoured; without it, the mask is on the device of lengths")
 def test_mask_device(student, device):
-    what = f"key_padding_mask(lengths, 4, device={device!r})"
-    with explained(student, what):
-        got = student.call("key_padding_mask", lengths(4, 2), 4, device=device)
-    expect_meta(got, device=device, what=what)
-    expect_close(got.t.to(torch.bool).to(F64), oracle.expected("key_padding_mask", lengths(4, 2), 4).to(F64),
-                 what=what)
+    expected = oracle.expected("key_padding_mask", lengths(4, 2), 4).to(F64)
+    for what, kw in ((f"key_padding_mask(lengths, 4, device={device!r})", {"device": device}),
+                     (f"key_padding_mask(lengths on {device}, 4)", {"to": device})):
+        with explained(student, what):
+            got = student.call("key_padding_mask", lengths(4, 2), 4, **kw)
+        expect_meta(got, device=device, what=what)
+        expect_close(got.t.to(torch.bool).to(F64), expected, what=what)
 
 
 # ───────────────────────────── masked_attention ─────────────────────────────
