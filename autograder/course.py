@@ -5,6 +5,12 @@ stage means a course.yml entry, ``solutions/<file>``, ``autograder/oracles/<key>
 ``autograder/graders/{public,hidden}/test_<key>.py`` (tests/test_graders_structure.py checks all four).
 CURRICULUM.md documents the contract for learners and authors.
 
+Which stages a class gets is course.yml's ``select``: ``all`` (the default), a track (each stage names its
+``track``, ``core`` unless it says otherwise), a stage key, or a list of these. Only the selected stages are in
+:attr:`Course.stages`, so every generated artefact (stubs, notebooks, the nbgrader course, the student release,
+the Gradescope zip) and every check and grade follows the selection; a stage keeps its number (its position in
+the full list, which its file name carries) whichever stages are selected.
+
 Data flows one way: ``course.yml`` → graders → runner → results → reports. Every error names the file and the
 field, e.g. ``course.yml: stages[3].points: must be a positive integer (got -2)``.
 """
@@ -35,6 +41,7 @@ class Stage:
     functions: tuple[str, ...] = ()
     summary: str = ""
     index: int = 0
+    track: str = "core"
 
     @property
     def number(self) -> int:
@@ -46,8 +53,9 @@ class Course:
     path: Path
     id: str
     title: str
-    stages: tuple[Stage, ...]
+    stages: tuple[Stage, ...]  # the selected stages, in course order
     root: Path = field(default=ROOT)
+    all_stages: tuple[Stage, ...] = ()  # every stage course.yml defines, selected or not
 
     @property
     def keys(self) -> list[str]:
@@ -74,8 +82,11 @@ def _err(path: Path, where: str, problem: str) -> CourseError:
     return CourseError(f"{path.name if path.name else path}: {where}: {problem}")
 
 
+SELECT_ALL = "all"
+
+
 def load_course(path: str | Path | None = None, *, check_files: bool = True) -> Course:
-    """Read and validate a course manifest. ``check_files`` also requires each stage's file to exist in
+    """Read and validate a course manifest. ``check_files`` also requires each selected stage's file to exist in
     ``solutions/`` or ``exercises/`` beside the manifest."""
     path = Path(path) if path is not None else ROOT / "course.yml"
     try:
@@ -121,8 +132,6 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
         if numbered and int(numbered.group(1)) != i + 1:
             raise _err(path, f"{where}.file", f"{file!r} is numbered {int(numbered.group(1))} but is stage {i + 1}: "
                                               f"a numbered file's prefix must be its position in the course")
-        if check_files and not any((root / d / file).is_file() for d in ("solutions", "exercises")):
-            raise _err(path, f"{where}.file", f"{file!r} exists in neither solutions/ nor exercises/")
         points = raw["points"]
         if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
             raise _err(path, f"{where}.points", f"must be a positive integer (got {points!r})")
@@ -138,11 +147,36 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
         summary = raw.get("summary", "")
         if not isinstance(summary, str):
             raise _err(path, f"{where}.summary", "must be a string")
+        track = raw.get("track", "core")
+        if not isinstance(track, str) or not _KEY.fullmatch(track) or track in (SELECT_ALL, key):
+            raise _err(path, f"{where}.track", f"must be an identifier other than 'all' and the stage's key, naming "
+                                               f"the track the stage belongs to (got {track!r})")
         stages.append(Stage(key=key, file=file, title=title.strip(), points=points,
                             hints=tuple(h.strip() for h in hints), functions=tuple(functions),
-                            summary=summary.strip(), index=i))
+                            summary=summary.strip(), index=i, track=track))
+    selected = _select(path, data.get("select", SELECT_ALL), stages)
+    for s in selected:
+        if check_files and not any((root / d / s.file).is_file() for d in ("solutions", "exercises")):
+            raise _err(path, f"stages[{s.index}].file", f"{s.file!r} exists in neither solutions/ nor exercises/")
     course_id = data.get("course", "attention")
     if not isinstance(course_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", course_id):
         raise _err(path, "course", f"must be an identifier of letters, digits, '-' and '_' (got {course_id!r})")
     title = data.get("title", "Self-attention from scratch")
-    return Course(path=path.resolve(), id=course_id, title=str(title), stages=tuple(stages), root=root)
+    return Course(path=path.resolve(), id=course_id, title=str(title), stages=tuple(selected), root=root,
+                  all_stages=tuple(stages))
+
+
+def _select(path: Path, select, stages: list[Stage]) -> list[Stage]:
+    """The stages ``select`` names (see the module's docstring), in course order."""
+    items = [select] if isinstance(select, str) else select
+    if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
+        raise _err(path, "select", f"must be 'all', a track, a stage key, or a non-empty list of them (got {select!r})")
+    tracks = {s.track for s in stages}
+    keys = {s.key for s in stages}
+    for n, item in enumerate(items):
+        if item != SELECT_ALL and item not in tracks and item not in keys:
+            where = "select" if isinstance(select, str) else f"select[{n}]"
+            raise _err(path, where, f"{item!r} is neither 'all', a track ({', '.join(sorted(tracks))}) nor a stage "
+                                    f"key ({', '.join(s.key for s in stages)})")
+    chosen = [s for s in stages if SELECT_ALL in items or s.track in items or s.key in items]
+    return chosen

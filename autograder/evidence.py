@@ -52,7 +52,7 @@ round rsqrt rsub
 scalar_tensor scatter scatter_add select select_scatter sigmoid sign sin sinh slice slice_scatter softmax split
 split_with_sizes sqrt square squeeze stack std sub sum swapaxes t tanh tensor_split tile to transpose tril triu
 true_divide type_as unbind unflatten unsqueeze var view view_as where zeros zeros_like _log_softmax _softmax
-_to_copy _unsafe_view
+_to_copy _unsafe_view __and__ __or__ __xor__
 """.split())
 # calls that are not ATen ops but may appear in an honest graph, and do nothing to values
 NEUTRAL = frozenset({"torch._C._set_grad_enabled"})

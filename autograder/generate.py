@@ -27,7 +27,8 @@ function needs a ``# stub:`` message; and the generated stub must parse.
 
 Run ``python -m autograder.generate`` to (re)write ``exercises/``, or
 ``python -m autograder.generate --check`` to only report stale files (exit 1).
-This module uses only the standard library: it never imports torch.
+Only the stages course.yml selects are rendered (a generated stub of another stage is removed). This module
+uses the standard library and course.yml's loader (PyYAML): it never imports torch.
 """
 
 from __future__ import annotations
@@ -286,10 +287,23 @@ def _solution_files(course_root: Path) -> list[Path]:
     )
 
 
+def selected_files(course_root: Path) -> set[str] | None:
+    """The stage files course.yml's ``select`` gives the class (None when the root has no course.yml: all)."""
+    manifest = Path(course_root) / "course.yml"
+    if not manifest.is_file():
+        return None
+    from autograder.course import load_course  # PyYAML, never torch
+
+    return {s.file for s in load_course(manifest, check_files=False).stages}
+
+
 def render_exercises(course_root: Path) -> dict[str, str]:
-    """Render every exercise: file name relative to ``exercises/`` -> file text."""
+    """Render the exercise of every selected stage: file name relative to ``exercises/`` -> file text."""
     rendered = {}
+    selected = selected_files(course_root)
     for path in _solution_files(course_root):
+        if selected is not None and path.name not in selected:
+            continue
         source = path.read_text(encoding="utf-8")
         stub = strip_solution(source, f"{SOLUTIONS_DIR}/{path.name}")
         rendered[path.name] = HEADER.format(name=path.name) + stub
@@ -297,7 +311,7 @@ def render_exercises(course_root: Path) -> dict[str, str]:
 
 
 def _orphans(course_root: Path, rendered: dict[str, str]) -> list[Path]:
-    """Generated exercise files whose solution no longer exists."""
+    """Generated exercise files whose solution no longer exists, or whose stage is not selected."""
     ex_dir = Path(course_root) / EXERCISES_DIR
     orphans = []
     for path in sorted(ex_dir.glob("*.py")):

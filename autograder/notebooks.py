@@ -105,7 +105,7 @@ def _escape_inner_stars(line: str) -> str:
 
 
 def teaching_markdown(course: Course, stage: Stage, doc: str) -> str:
-    parts = [f"# Stage {stage.number} of {len(course.stages)}: {stage.title}", ""]
+    parts = [f"# Stage {stage.number} of {course.stages[-1].number}: {stage.title}", ""]
     if stage.summary:
         parts += [f"> {stage.summary}", ""]
     body = docstring_markdown(doc)

@@ -139,17 +139,19 @@ def _not_shipped(name: str) -> bool:
     return any(name == p or name.startswith(p + ".") for p in NOT_SHIPPED)
 
 
-def select_modules(package: Path = PACKAGE) -> list[str]:
+def select_modules(package: Path = PACKAGE, stages: set[str] | None = None) -> list[str]:
     """The files of the package a release ships (relative paths), after checking every import they make.
 
-    Ships :data:`SHIPPED`, ``graders/public/test_*.py`` and any ``graders/`` helper they import. Fails when a
+    Ships :data:`SHIPPED`, ``graders/public/test_*.py`` (of ``stages`` only, when given: the class's selection)
+    and any ``graders/`` helper they import. Fails when a
     shipped module needs a module that is neither shipped nor instructor-only (decide where it belongs), or when
     a shipped module needs an instructor-only module that is not optional."""
     missing = [rel for rel in SHIPPED if not (package / rel).is_file()]
     if missing:
         raise ReleaseError(f"release.SHIPPED names modules that do not exist: {', '.join(missing)}")
     chosen = list(SHIPPED) + sorted(
-        str(p.relative_to(package)) for p in (package / "graders" / "public").glob("test_*.py"))
+        str(p.relative_to(package)) for p in (package / "graders" / "public").glob("test_*.py")
+        if stages is None or p.stem.removeprefix("test_") in stages)
     if (package / "graders" / "public" / "__init__.py").is_file():
         chosen.append("graders/public/__init__.py")
     queue = list(chosen)
@@ -363,7 +365,7 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
     _check_target(out)
     course = load_course(root / "course.yml")
     package = root / "autograder"
-    modules = select_modules(package)
+    modules = select_modules(package, set(course.keys))
     public = {s.key for s in course.stages if (package / "graders" / "public" / f"test_{s.key}.py").is_file()}
     stages = [s.key for s in course.stages if s.key in public]
     without = [s.key for s in course.stages if s.key not in public]

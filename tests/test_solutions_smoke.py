@@ -282,6 +282,53 @@ def test_multi_head_rejects_indivisible_width():
         m8.MultiHeadAttention(8, 10, 4, context_length=5)
 
 
+def test_key_padding_mask():
+    m9 = sol("09_padding_and_cross_attention.py")
+    mask = m9.key_padding_mask(torch.tensor([3, 0, 5]), 5)
+    assert mask.dtype == torch.bool
+    assert mask.tolist() == [[True] * 3 + [False] * 2, [False] * 5, [True] * 5]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("t_q,t_k", [(6, 6), (4, 6), (7, 5)])
+def test_masked_attention_matches_sdpa_and_gives_zeros_without_a_key(causal, t_q, t_k):
+    m9 = sol("09_padding_and_cross_attention.py")
+    q, k, v = torch.randn(3, t_q, 8), torch.randn(3, t_k, 8), torch.randn(3, t_k, 5)
+    mask = m9.key_padding_mask(torch.tensor([t_k, 2, 0]), t_k)
+    got = m9.masked_attention(q, k, v, key_padding_mask=mask, causal=causal)
+    pairs = torch.ones(t_q, t_k, dtype=torch.bool).tril() if causal else torch.ones(t_q, t_k, dtype=torch.bool)
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=pairs & mask[:, None, :])
+    torch.testing.assert_close(got[:2], expected[:2])  # sequence 2 has no real key: SDPA gives NaN there
+    assert torch.equal(got[2], torch.zeros(t_q, 5))
+    k2, v2 = k.clone(), v.clone()
+    k2[~mask], v2[~mask] = 1e3, -1e3  # padded keys never count
+    torch.testing.assert_close(m9.masked_attention(q, k2, v2, key_padding_mask=mask, causal=causal), got)
+
+
+@pytest.mark.parametrize("d_kv", [6, 3])
+def test_cross_attention_matches_torch_multihead_attention(d_kv):
+    m9 = sol("09_padding_and_cross_attention.py")
+    torch.manual_seed(3)
+    ca = m9.CrossAttention(6, d_kv, 6, 3, qkv_bias=True).eval()
+    ref = nn.MultiheadAttention(6, 3, kdim=d_kv, vdim=d_kv, batch_first=True).eval()
+    with torch.no_grad():
+        if ref.in_proj_weight is not None:
+            ref.in_proj_weight.copy_(torch.cat([ca.W_query.weight, ca.W_key.weight, ca.W_value.weight]))
+        else:
+            ref.q_proj_weight.copy_(ca.W_query.weight)
+            ref.k_proj_weight.copy_(ca.W_key.weight)
+            ref.v_proj_weight.copy_(ca.W_value.weight)
+        ref.in_proj_bias.copy_(torch.cat([ca.W_query.bias, ca.W_key.bias, ca.W_value.bias]))
+        ref.out_proj.weight.copy_(ca.out_proj.weight)
+        ref.out_proj.bias.copy_(ca.out_proj.bias)
+    x, context = torch.randn(2, 4, 6), torch.randn(2, 7, d_kv)
+    mask = m9.key_padding_mask(torch.tensor([7, 3]), 7)
+    expected, _ = ref(x, context, context, key_padding_mask=~mask, need_weights=False)  # its True = ignore
+    torch.testing.assert_close(ca(x, context, mask), expected)
+    empty = ca(x, context, m9.key_padding_mask(torch.tensor([7, 0]), 7))
+    torch.testing.assert_close(empty[1], ca.out_proj.bias.expand(4, 6))
+
+
 # ---------------------------------------------------------------- the generator
 
 # one call per public name; each must raise NotImplementedError on the stub
@@ -305,6 +352,9 @@ CALLS = {
     "split_heads": lambda m: m.split_heads(torch.randn(2, 3, 8), 2),
     "merge_heads": lambda m: m.merge_heads(torch.randn(2, 2, 3, 4)),
     "MultiHeadAttention": lambda m: m.MultiHeadAttention(3, 4, 2, 6)(INPUTS[None]),
+    "key_padding_mask": lambda m: m.key_padding_mask(torch.tensor([2, 3]), 4),
+    "masked_attention": lambda m: m.masked_attention(*torch.randn(3, 2, 5, 4)),
+    "CrossAttention": lambda m: m.CrossAttention(3, 5, 4, 2)(INPUTS[None], torch.randn(1, 7, 5)),
 }
 
 

@@ -1,0 +1,147 @@
+"""Stage 9, hidden checks: random lengths, shapes and weights (seeded per result), every device.
+
+Every draw keeps what makes a mistake show, whatever the seed: T_q != T_k, at least one sequence with padding and
+one with no real token at all, several heads."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close, expect_shape
+from autograder.graders import padding as p
+from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
+from autograder.graders.inputs import randn
+from autograder.graders.public.test_padding_and_cross_attention import layers
+
+STAGE = "padding_and_cross_attention"
+F64 = torch.float64
+
+
+def _rand_int(rng, lo, hi):
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+def _lengths(rng, B, T):
+    """B >= 3 lengths in 0..T: one full, one empty, one in 1..T-1, the others anywhere (then shuffled)."""
+    n = [T, 0, _rand_int(rng, 1, T - 1)] + [_rand_int(rng, 0, T) for _ in range(B - 3)]
+    order = torch.randperm(B, generator=rng).tolist()
+    return torch.tensor([n[i] for i in order], dtype=torch.int64)
+
+
+def _mask(n, T):
+    return torch.arange(T)[None, :] < n[:, None]
+
+
+@check("key_padding_mask: random lengths and T")
+def test_random_mask(student, rng):
+    T = _rand_int(rng, 2, 9)
+    n = _lengths(rng, _rand_int(rng, 3, 6), T)
+    want, known = oracle.expected("key_padding_mask", n, T), oracle.mistakes("key_padding_mask", n, T)
+    what = f"key_padding_mask(lengths={n.tolist()}, T={T})"
+    with explained(student, what):
+        got = expect_shape(student.call("key_padding_mask", n, T), tuple(want.shape), what)
+    expect_close(got.t.to(torch.bool).to(F64), want.to(F64), what=what + " (1 = a real token)",
+                 mistakes={k: v.to(F64) for k, v in known.items()})
+
+
+@check("masked_attention: random q, k, v with T_q != T_k, random lengths (one sequence without a real key), "
+       "causal and not", weight=3)
+def test_random_attention(student, rng):
+    for causal in (False, True):
+        B, hs, hs_v = _rand_int(rng, 3, 4), _rand_int(rng, 1, 5), _rand_int(rng, 1, 4)
+        T_k = _rand_int(rng, 3, 8)
+        T_q = _rand_int(rng, 2, 8)
+        T_q += T_q == T_k  # never square: an alignment mistake must show
+        q, k, v = randn(rng, B, T_q, hs) * 1.5, randn(rng, B, T_k, hs) * 1.5, randn(rng, B, T_k, hs_v)
+        mask = _mask(_lengths(rng, B, T_k), T_k)
+        expected = oracle.expected("masked_attention", q, k, v, mask, causal)
+        what = (f"masked_attention(q, k, v of shapes {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}, "
+                f"key_padding_mask with lengths {mask.sum(-1).tolist()}{', causal=True' if causal else ''})")
+        with explained(student, what):
+            reply = student.call("masked_attention", q, k, v, key_padding_mask=mask, causal=causal, cast=F64,
+                                 full=True, record=not causal and (lambda q, k, v, mask=mask: oracle.expected(
+                                     "masked_attention", q, k, v, mask, False)))
+        check_value = expect_close_by_hand if not causal else (lambda r, *e, **kw: expect_close(r["value"], *e, **kw))
+        check_value(reply, expected, what=what, mistakes=oracle.mistakes("masked_attention", q, k, v, mask, causal))
+
+
+@check("masked_attention: non-contiguous inputs, every device")
+def test_attention_devices(student, rng, device):
+    q, k, v = randn(rng, 3, 4, 3), randn(rng, 3, 6, 3), randn(rng, 3, 6, 2)
+    mask = _mask(_lengths(rng, 3, 6), 6)
+    what = f"masked_attention(q, k, v non-contiguous, float32 on {device}, causal=True)"
+    expected = oracle.expected("masked_attention", q, k, v, mask, True)
+    with explained(student, what):
+        got = student.call("masked_attention", q, k, v, key_padding_mask=mask, causal=True, to=device,
+                           cast=torch.float32, noncontig=True)
+    expect_close(got, expected, what=what, mistakes=oracle.mistakes("masked_attention", q, k, v, mask, True))
+
+
+def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
+    w = random_linear_weights(rng, layers(d_q, d_kv, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
+                              else {"out_proj"})
+    handle = new_module(student, "CrossAttention", d_q, d_kv, d_out, nh, dropout=dropout, qkv_bias=bias, weights=w,
+                        what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})", dtype=dtype)
+    return handle, w
+
+
+@check("CrossAttention: random weights, shapes and lengths, nh in {1, 2, 4}", weight=2)
+def test_random_cross(student, rng):
+    for nh, bias in ((1, True), (2, False), (4, True)):
+        d_q, d_kv, d_out = _rand_int(rng, 2, 6), _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3)
+        B, T_q, T_k = _rand_int(rng, 3, 4), _rand_int(rng, 2, 7), _rand_int(rng, 3, 8)
+        handle, w = _module(student, rng, d_q, d_kv, d_out, nh, bias)
+        x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
+        mask = _mask(_lengths(rng, B, T_k), T_k)
+        expected = oracle.expected("cross_attention", x, ctx, w, nh, mask)
+        what = (f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})(x {tuple(x.shape)}, "
+                f"context {tuple(ctx.shape)}, key_padding_mask with lengths {mask.sum(-1).tolist()})")
+        with explained(student, what):
+            reply = handle(x, ctx, mask, cast=F64, full=True, record=nh == 2 and (
+                lambda x, c, m, w=w, nh=nh, mask=mask: oracle.expected("cross_attention", x, c, w, nh, mask)))
+        expect_close_by_hand(reply, expected, what=what,
+                             mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask))
+
+
+@check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
+def test_random_torch_mha(student, rng):
+    nh = (2, 4)[_rand_int(rng, 0, 1)]
+    d, d_kv = nh * _rand_int(rng, 1, 3), _rand_int(rng, 2, 6)
+    handle, w = _module(student, rng, d, d_kv, d, nh, True)
+    B, T_k = 3, _rand_int(rng, 3, 8)
+    x, ctx = randn(rng, B, _rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
+    n = _lengths(rng, B, T_k).clamp(min=1)  # nn.MultiheadAttention gives NaN where a query sees no key
+    mask = _mask(n, T_k)
+    what = (f"CrossAttention({d}, {d_kv}, {d}, n_heads={nh}, qkv_bias=True)(x {tuple(x.shape)}, context "
+            f"{tuple(ctx.shape)}, key_padding_mask with lengths {n.tolist()})")
+    with explained(student, what):
+        got = handle(x, ctx, mask, cast=F64)
+    expect_close(got, p.torch_cross_attention(x, ctx, w, nh, mask),
+                 what=what + ", compared with nn.MultiheadAttention given key_padding_mask = ~mask",
+                 mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask))
+
+
+@check("CrossAttention: non-contiguous inputs, every device")
+def test_cross_devices(student, rng, device):
+    handle, w = _module(student, rng, 4, 3, 6, 3, False, dtype=torch.float32)
+    handle.to(device, torch.float32)
+    x, ctx = randn(rng, 3, 5, 4), randn(rng, 3, 6, 3)
+    mask = _mask(_lengths(rng, 3, 6), 6)
+    expected = oracle.expected("cross_attention", x, ctx, w, 3, mask)
+    what = f"CrossAttention(4, 3, 6, n_heads=3)(x, context non-contiguous, float32 on {device})"
+    with explained(student, what):
+        got = handle(x, ctx, mask, to=device, cast=torch.float32, noncontig=True)
+    expect_close(got, expected, what=what, mistakes=oracle.mistakes("cross_attention", x, ctx, w, 3, mask))
+
+
+@check("CrossAttention: with dropout > 0, eval() gives the reference")
+def test_dropout_eval(student, rng):
+    handle, w = _module(student, rng, 4, 3, 6, 2, False, dropout=0.4)
+    handle.train(False)
+    x, ctx = randn(rng, 3, 5, 4), randn(rng, 3, 6, 3)
+    mask = _mask(_lengths(rng, 3, 6), 6)
+    expected = oracle.expected("cross_attention", x, ctx, w, 2, mask)
+    what = "CrossAttention(4, 3, 6, n_heads=2, dropout=0.4) after .eval()"
+    with explained(student, what):
+        got = handle(x, ctx, mask, cast=F64)
+    expect_close(got, expected, what=what + " (dropout must do nothing)",
+                 mistakes=oracle.mistakes("cross_attention", x, ctx, w, 2, mask))

@@ -1,0 +1,147 @@
+"""Stage 9: key padding masks, masked attention (padding, causal, T_q != T_k) and multi-head cross-attention.
+
+The judge also compares with ``F.scaled_dot_product_attention`` (given the equivalent boolean ``attn_mask``) and
+``nn.MultiheadAttention`` themselves (:mod:`autograder.graders.padding`); the references here are the same
+computation written out, so that each known mistake is a small change of it. ``cross_attention(x, context,
+state, n_heads, mask)`` takes the weights in the learner's ``state_dict`` layout.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder.graders import attention as a
+from autograder.graders import padding as p
+
+
+def key_padding_mask(lengths, T):
+    return torch.arange(int(T))[None, :] < lengths.to(torch.int64)[:, None]
+
+
+def attend(q, k, v, mask=None, causal=False, *, scale=None, invert=False, on_queries=False, no_key="zeros",
+           fill=float("-inf"), after=False, bottom_right=False, use_mask=True):
+    """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
+    hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if scale is None else scale)
+    in_time = torch.ones(T_q, T_k, dtype=torch.bool)  # the causal part
+    if causal:
+        in_time = in_time.tril(T_k - T_q if bottom_right else 0)
+    real = torch.ones(T_q, T_k, dtype=torch.bool)  # the padding part
+    if mask is not None and use_mask:
+        m = ~mask if invert else mask
+        extra = [1] * (q.dim() - 3)
+        real = m.reshape(q.shape[0], *extra, T_q, 1) if on_queries else m.reshape(q.shape[0], *extra, 1, T_k)
+        real = real.expand(*real.shape[:-2], T_q, T_k)
+    if fill == 0.0:  # padded keys' scores replaced by 0: they stay in the softmax
+        scores = scores.masked_fill(~real, 0.0)
+        visible = in_time & torch.ones_like(real)
+    elif after:  # padded keys zeroed after the softmax
+        visible = in_time & torch.ones_like(real)
+    else:
+        visible = in_time & real
+    scores = scores.masked_fill(~visible, float("-inf"))
+    has_key = visible.any(-1, keepdim=True)
+    if no_key == "zeros":
+        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=-1).masked_fill(~has_key, 0.0)
+    elif no_key == "uniform":
+        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=-1)
+    else:  # "nan": a row of -inf straight into the softmax
+        weights = torch.softmax(scores, dim=-1)
+    if after:
+        weights = weights.masked_fill(~real, 0.0)
+    return weights @ v
+
+
+def masked_attention(q, k, v, mask=None, causal=False):
+    return attend(q, k, v, mask, bool(causal))
+
+
+def split(t, n_heads):
+    B, T, C = t.shape
+    return t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2)
+
+
+def cross_attention(x, context, state, n_heads, mask=None, *, keys_from=None, queries_from=None, out_proj=True,
+                    scale=None, **attend_kw):
+    n_heads = int(n_heads)
+    q_in = x if queries_from is None else queries_from(x, context)
+    kv_in = context if keys_from is None else keys_from(x, context)
+    q = split(F.linear(q_in, state["W_query.weight"], state.get("W_query.bias")), n_heads)
+    k = split(F.linear(kv_in, state["W_key.weight"], state.get("W_key.bias")), n_heads)
+    v = split(F.linear(kv_in, state["W_value.weight"], state.get("W_value.bias")), n_heads)
+    heads = attend(q, k, v, mask, False, scale=scale, **attend_kw)  # (B, nh, T_q, hs)
+    B, nh, T_q, hs = heads.shape
+    out = heads.transpose(1, 2).reshape(B, T_q, nh * hs)
+    return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias")) if out_proj else out
+
+
+def _cross_for_grad(x, state, context, n_heads, mask):
+    return cross_attention(x, context, state, n_heads, mask)
+
+
+def cross_attention_grad(which, x, context, upstream, state, n_heads, mask=None):
+    from .self_attention import reference_grad
+
+    return reference_grad(_cross_for_grad, which, x, upstream, state, context, n_heads, mask)
+
+
+def _attention_variants() -> dict:
+    def run(**kw):
+        return lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, bool(causal), **kw)
+
+    return {
+        p.PAD_INVERTED: run(invert=True),
+        p.NAN_ROWS: run(no_key="nan"),
+        p.NO_KEY_UNIFORM: run(no_key="uniform"),
+        p.PAD_IGNORED: run(use_mask=False),
+        p.PAD_ON_QUERIES: run(on_queries=True),
+        p.PAD_AFTER_SOFTMAX: run(after=True),
+        p.PAD_ZERO_NOT_INF: run(fill=0.0),
+        p.CAUSAL_BOTTOM_RIGHT: run(bottom_right=True),
+        p.CAUSAL_IGNORED: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, False),
+        a.MISSING_SCALE: run(scale=1.0),
+        a.SCALE_HS_V: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, bool(causal),
+                                                                      scale=math.sqrt(v.shape[-1])),
+        a.SCALE_T: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, bool(causal),
+                                                                   scale=math.sqrt(k.shape[-2])),
+    }
+
+
+def _cross_variants() -> dict:
+    def run(**kw):
+        return lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, **kw)
+
+    def d_out(s):
+        return s["W_query.weight"].shape[0]
+
+    return {
+        p.KEYS_FROM_X: run(keys_from=lambda x, c: x),
+        p.QUERIES_FROM_CONTEXT: run(keys_from=lambda x, c: x, queries_from=lambda x, c: c),
+        p.PAD_INVERTED: run(invert=True),
+        p.NAN_ROWS: run(no_key="nan"),
+        p.NO_KEY_UNIFORM: run(no_key="uniform"),
+        p.PAD_IGNORED: run(use_mask=False),
+        p.PAD_ON_QUERIES: run(on_queries=True),
+        p.PAD_AFTER_SOFTMAX: run(after=True),
+        a.MISSING_OUT_PROJ: run(out_proj=False),
+        a.SCALE_D_OUT: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(d_out(s))),
+        a.MISSING_SCALE: run(scale=1.0),
+    }
+
+
+EXPECTED = {
+    "key_padding_mask": key_padding_mask,
+    "masked_attention": masked_attention,
+    "cross_attention": cross_attention,
+    "cross_attention_grad": cross_attention_grad,
+}
+MISTAKES = {
+    "key_padding_mask": {
+        p.PAD_INVERTED: lambda lengths, T: ~key_padding_mask(lengths, T),
+        p.LENGTH_OFF_BY_ONE: lambda lengths, T: torch.arange(int(T))[None, :] <= lengths.to(torch.int64)[:, None],
+    },
+    "masked_attention": _attention_variants(),
+    "cross_attention": _cross_variants(),
+}
