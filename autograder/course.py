@@ -97,6 +97,7 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
     stages: list[Stage] = []
     seen_keys: set[str] = set()
     seen_files: set[str] = set()
+    last_number = 0
     for i, raw in enumerate(stages_raw):
         where = f"stages[{i}]"
         if not isinstance(raw, dict):
@@ -118,9 +119,11 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
             raise _err(path, f"{where}.file", f"{file!r} is used by two stages")
         seen_files.add(file)
         numbered = re.match(r"(\d+)_", file)
-        if numbered and int(numbered.group(1)) != i + 1:
-            raise _err(path, f"{where}.file", f"{file!r} is numbered {int(numbered.group(1))} but is stage {i + 1}: "
-                                              f"a numbered file's prefix must be its position in the course")
+        if numbered and int(numbered.group(1)) <= last_number:
+            raise _err(path, f"{where}.file", f"{file!r} is numbered {int(numbered.group(1))} but comes after a "
+                                              f"file numbered {last_number}: numbered files' prefixes must follow "
+                                              f"the course order (a course may leave stages out)")
+        last_number = int(numbered.group(1)) if numbered else last_number
         if check_files and not any((root / d / file).is_file() for d in ("solutions", "exercises")):
             raise _err(path, f"{where}.file", f"{file!r} exists in neither solutions/ nor exercises/")
         points = raw["points"]

@@ -46,8 +46,9 @@ def test_the_course_loads_in_manifest_order(course):
     (lambda d: d["stages"][3].update(file="../../etc/passwd"), "stages[3].file", "plain .py file name"),
     (lambda d: d["stages"][4].update(hints=[]), "stages[4].hints", "non-empty list"),
     (lambda d: d["stages"][4].pop("title"), "stages[4].title", "missing"),
-    (lambda d: d["stages"].append(dict(d["stages"][0])), "stages[8].key", "appears twice"),
-    (lambda d: d["stages"].reverse(), "stages[0].file", "is numbered 8 but is stage 1"),
+    (lambda d: d["stages"].append(dict(d["stages"][0])), f"stages[{len(good()['stages'])}].key", "appears twice"),
+    (lambda d: d["stages"].reverse(), "stages[1].file", "but comes after a file numbered"),
+    (lambda d: d["stages"][1].update(file="01_tril_average.py"), "stages[1].file", "is numbered 1 but comes after"),
     (lambda d: d.update(stages=[]), "stages", "missing or empty"),
 ])
 def test_malformed_course_names_file_and_field(tmp_path, mutate, where, words):

@@ -149,3 +149,24 @@ def test_the_proxy_marks_the_asked_dtype():
     assert got.asked == "float32" and got.dtype == "bfloat16"
     with pytest.raises(CheckFailed):
         expect_close(got, torch.linspace(1, 2, 12, dtype=torch.float64), what="f(x)")
+
+
+def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
+    """check_shapes reports, from its own shape propagation, the largest tensor a graph creates (views and
+    broadcasts allocate nothing and are not counted) and the elements all its calls create."""
+    def full(q, k):
+        return (torch.softmax(q @ k.transpose(-2, -1), -1) @ k).expand(3, 2, 8, 4)
+
+    def blocks(q, k):
+        return torch.cat([torch.softmax(q @ k[:, s:s + 2].transpose(-2, -1), -1) @ k[:, s:s + 2]
+                          for s in range(0, 8, 2)], -1)
+
+    q = torch.randn(2, 8, 4, dtype=torch.float64)
+    sizes = {}
+    for fn in (full, blocks):
+        data, blob = _trace(fn, q, q)
+        sizes[fn.__name__] = evidence.check_shapes(evidence.parse(data, blob), [q, q])
+    assert sizes["full"]["largest"] == 2 * 8 * 8  # the (2, 8, 8) scores; the (3, 2, 8, 4) broadcast is no tensor
+    assert sizes["blocks"]["largest"] == 2 * 8 * 16  # the (2, 8, 16) concatenation; each block's scores: (2, 8, 2)
+    assert "softmax" in sizes["full"]["ops"] or "_softmax" in sizes["full"]["ops"]
+    assert sizes["full"]["elements"] > 0 and sizes["blocks"]["elements"] > 0

@@ -282,6 +282,25 @@ def test_multi_head_rejects_indivisible_width():
         m8.MultiHeadAttention(8, 10, 4, context_length=5)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("t_q,t_k,block", [(7, 7, 3), (4, 9, 2), (9, 4, 4), (5, 5, 8), (1, 1, 1)])
+def test_blockwise_attention_matches_sdpa(causal, t_q, t_k, block):
+    m10 = sol("10_blockwise_attention.py")
+    q, k = torch.randn(2, 3, t_q, 4, dtype=torch.float64), torch.randn(2, 3, t_k, 4, dtype=torch.float64)
+    v = torch.randn(2, 3, t_k, 5, dtype=torch.float64)
+    torch.testing.assert_close(m10.blockwise_attention(q, k, v, block, causal),
+                               F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+
+
+def test_online_softmax_matches_softmax_and_is_stable():
+    m10 = sol("10_blockwise_attention.py")
+    x = torch.randn(3, 11, dtype=torch.float64)
+    for block in (1, 3, 11, 16):
+        torch.testing.assert_close(m10.online_softmax(x, block), torch.softmax(x, dim=-1))
+    big = torch.tensor([[0.0, -1e4, 1e4, 1e4], [-1e4, -1e4, 0.0, -1e4]])
+    torch.testing.assert_close(m10.online_softmax(big, 2), torch.softmax(big, dim=-1))
+
+
 # ---------------------------------------------------------------- the generator
 
 # one call per public name; each must raise NotImplementedError on the stub
@@ -305,6 +324,8 @@ CALLS = {
     "split_heads": lambda m: m.split_heads(torch.randn(2, 3, 8), 2),
     "merge_heads": lambda m: m.merge_heads(torch.randn(2, 2, 3, 4)),
     "MultiHeadAttention": lambda m: m.MultiHeadAttention(3, 4, 2, 6)(INPUTS[None]),
+    "online_softmax": lambda m: m.online_softmax(torch.randn(2, 7), 3),
+    "blockwise_attention": lambda m: m.blockwise_attention(*torch.randn(3, 2, 5, 4), 2),
 }
 
 
