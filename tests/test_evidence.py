@@ -170,3 +170,50 @@ def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
     assert sizes["blocks"]["largest"] == 2 * 8 * 16  # the (2, 8, 16) concatenation; each block's scores: (2, 8, 2)
     assert "softmax" in sizes["full"]["ops"] or "_softmax" in sizes["full"]["ops"]
     assert sizes["full"]["elements"] > 0 and sizes["blocks"]["elements"] > 0
+
+
+CACHE = '''
+import torch
+
+class Cache:
+    def __init__(self):
+        self.k = None
+
+    def append(self, k):
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=-2)
+        return self.k
+
+    def __len__(self):
+        return 0 if self.k is None else self.k.shape[-2]
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(3, 3)
+
+    def forward(self, x, cache):
+        keys = cache.append(self.proj(x))
+        return torch.softmax(x @ keys.transpose(-2, -1), -1) @ keys
+'''
+
+
+def test_a_recorded_call_may_be_given_an_object_it_changes():
+    """An object built by an earlier request (a cache) can be passed to a call; a recorded call is traced on a copy
+    of it taken before the call, so the object changes once (as without the record) and the graph, whose
+    constants hold the cache's earlier keys (kept with autograd history), replays to the answer."""
+    ns: dict = {}
+    exec(CACHE, ns)
+    student = LocalStudent(ns)
+    layer, cache = student.new("Layer", seed=0, module_dtype=torch.float64), student.new("Cache")
+    x = torch.randn(1, 2, 3, dtype=torch.float64)
+    layer(x, cast=torch.float64, cache=cache)  # two cached positions, computed with grad enabled
+    state = layer.state()
+    w, b = state["proj.weight"].t, state["proj.bias"].t
+
+    def reference(new):  # the judge's own answer: the cached keys of x, then the new one
+        keys = torch.cat([x @ w.T + b, new @ w.T + b], dim=-2)
+        return torch.softmax(new @ keys.transpose(-2, -1), -1) @ keys
+
+    reply = layer(x[:, :1], cast=torch.float64, cache=cache, record=reference, full=True)
+    assert cache.method("__len__") == 3  # one append by the call, none by its trace (which ran on a copy)
+    assert reply["record"]["forbidden"] == [] and reply["record"]["n_ops"] > 0

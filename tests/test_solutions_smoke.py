@@ -301,6 +301,25 @@ def test_online_softmax_matches_softmax_and_is_stable():
     torch.testing.assert_close(m10.online_softmax(big, 2), torch.softmax(big, dim=-1))
 
 
+def test_kv_cache_decoding_equals_the_full_forward():
+    m11 = sol("11_kv_cache.py")
+    torch.manual_seed(3)
+    mha = m11.CachedMultiHeadAttention(5, 6, 3, context_length=9, qkv_bias=True)
+    x = torch.randn(2, 9, 5)
+    full = mha(x)
+    cache = m11.KVCache(9)
+    steps = [mha(x[:, s:e], cache=cache) for s, e in ((0, 4), (4, 5), (5, 7), (7, 8), (8, 9))]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)
+    assert len(cache) == 9
+    keys, _ = cache.append(torch.zeros(2, 3, 0, 2), torch.zeros(2, 3, 0, 2))
+    torch.testing.assert_close(keys, mha.W_key(x).view(2, 9, 3, 2).transpose(1, 2))
+    with pytest.raises(ValueError):
+        cache.append(torch.zeros(2, 3, 1, 2), torch.zeros(2, 3, 1, 2))
+    cache.reset()
+    assert len(cache) == 0
+    torch.testing.assert_close(mha(x[:, :3], cache=cache), full[:, :3])
+
+
 # ---------------------------------------------------------------- the generator
 
 # one call per public name; each must raise NotImplementedError on the stub
@@ -326,6 +345,8 @@ CALLS = {
     "MultiHeadAttention": lambda m: m.MultiHeadAttention(3, 4, 2, 6)(INPUTS[None]),
     "online_softmax": lambda m: m.online_softmax(torch.randn(2, 7), 3),
     "blockwise_attention": lambda m: m.blockwise_attention(*torch.randn(3, 2, 5, 4), 2),
+    "KVCache": lambda m: m.KVCache(4).append(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4)),
+    "CachedMultiHeadAttention": lambda m: m.CachedMultiHeadAttention(3, 4, 2, 6)(INPUTS[None]),
 }
 
 

@@ -53,3 +53,14 @@ def expect_largest(reply: dict, limit: int, full: int, *, what: str, allowed: st
              "Build the scores one block of keys at a time, (..., T_q, block_size), never the whole "
              "(..., T_q, T_k) matrix (nor a (T_q, T_k) mask)."
              + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+
+
+# stage 11 (the key/value cache)
+WRONG_CACHE_DIM = "concatenated on the wrong dim (heads, dim 1, instead of time, dim -2)"
+VALUES_NOT_CACHED = "keys cached but not values"
+CAUSAL_OFFSET_IGNORED = "causal offset of the new tokens ignored (mask rows 0.. instead of T_cached..)"
+CACHE_NOT_USED = "the cache not used (new tokens attend only to each other)"
+UNPROJECTED = "the cache stores the unprojected inputs"
+RECOMPUTES = "recomputes the whole sequence every step"
+NO_OVERFLOW_CHECK = "no ValueError past max_len"
+RESET_KEEPS = "reset() does not empty the cache"
