@@ -8,6 +8,9 @@ answers and shape-propagated itself; nothing the learner's process reports about
 
 from __future__ import annotations
 
+import torch
+import torch.nn.functional as F
+
 from autograder.checking import fail
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
@@ -64,3 +67,18 @@ UNPROJECTED = "the cache stores the unprojected inputs"
 RECOMPUTES = "recomputes the whole sequence every step"
 NO_OVERFLOW_CHECK = "no ValueError past max_len"
 RESET_KEEPS = "reset() does not empty the cache"
+
+
+def causal_forward(x, w: dict, n_heads: int):
+    """Stage 8's causal multi-head attention with the weights ``w`` (``state_dict`` layout), computed here with
+    PyTorch's own ``scaled_dot_product_attention`` in float64: a reference the judge can compute for any input,
+    also in a student release (which holds no reference code)."""
+    x = x.to(torch.float64)
+    B, T, _ = x.shape
+
+    def heads(name):
+        y = F.linear(x, w[f"{name}.weight"].to(torch.float64), w.get(f"{name}.bias"))
+        return y.view(B, T, n_heads, -1).transpose(1, 2)
+
+    out = F.scaled_dot_product_attention(heads("W_query"), heads("W_key"), heads("W_value"), is_causal=True)
+    return F.linear(out.transpose(1, 2).reshape(B, T, -1), w["out_proj.weight"], w["out_proj.bias"])
