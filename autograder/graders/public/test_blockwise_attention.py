@@ -157,9 +157,9 @@ def test_stable(student):
 
 
 @check("blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
-       "(T = 128, block_size = 32)", weight=2)
+       "(T = 96, block_size = 32)", weight=2)
 def test_memory(student):
-    lead, T, n = (1, 2), 128, 32
+    lead, T, n = (1, 2), 96, 32
     q, k, v = qkv((*lead, T, 8), T, 8, 240)
     for causal in (False, True):
         what = f"blockwise_attention(q, k, v of shape {(*lead, T, 8)}, block_size={n}, causal={causal})"
@@ -171,17 +171,20 @@ def test_memory(student):
 @check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)",
        weight=2)
 def test_causal_skips(student):
-    T, n = 48, 8
-    q, k, v = qkv((1, T, 16), T, 16, 250)
+    # 5 x 5 block pairs, 15 of them needed when causal; with 32 features the masks of the diagonal blocks add
+    # little: code that skips does about 70 % of the non-causal work (75 % if it masks every block it visits),
+    # code that does not skip 100 % or more
+    T, n = 40, 8
+    q, k, v = qkv((1, T, 32), T, 32, 250)
     work = {}
     for causal in (False, True):
-        what = f"blockwise_attention(q, k, v of shape (1, {T}, 16), block_size={n}, causal={causal})"
+        what = f"blockwise_attention(q, k, v of shape (1, {T}, 32), block_size={n}, causal={causal})"
         work[causal] = b.record_of(attention_call(student, q, k, v, n, causal, what=what)).get("elements")
     if work[True] is None or work[False] is None:
         fail("blockwise_attention: the autograder could not measure the work your code does (its computation could "
              "not be traced and verified)")
     ratio = work[True] / max(work[False], 1)
-    if ratio > 0.8:
+    if ratio > 0.85:
         fail(f"blockwise_attention with causal=True created {work[True]} tensor elements, {ratio:.0%} of the "
              f"{work[False]} it creates without the mask: with {T // n} blocks of queries, query block i needs key "
              "blocks 0..i only, and skipping the others halves the work. A key block that starts after the last "
