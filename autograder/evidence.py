@@ -213,10 +213,37 @@ def replay(graph: Graph, inputs: list, *, shapes_checked: bool = False):
     return _run(graph, ops, [x.clone() for x in inputs], "cpu")
 
 
-def check_shapes(graph: Graph, inputs: list) -> None:
+def check_shapes(graph: Graph, inputs: list) -> dict:
     """Refuse the graph (:class:`Unverifiable`) when it calls an op that is not allowed or, run on inputs of the
-    shapes and dtypes of ``inputs``, makes an intermediate beyond the element bounds; nothing real runs."""
-    _run(graph, _ops(graph, inputs), [x.to("meta") for x in inputs], "meta")
+    shapes and dtypes of ``inputs``, makes an intermediate beyond the element bounds; nothing real runs. Returns
+    :func:`measure`'s figures for those shapes."""
+    sizes: list = []
+    _run(graph, _ops(graph, inputs), [x.to("meta") for x in inputs], "meta", sizes)
+    return measure(sizes)
+
+
+# ops whose result shares its input's memory or allocates none of its own: a view of a tensor, or a broadcast
+_NO_NEW_MEMORY = frozenset("""
+alias as_strided broadcast_to broadcast_tensors chunk detach diagonal expand expand_as movedim narrow permute
+select slice split split_with_sizes squeeze swapaxes t tensor_split transpose unbind unflatten unsqueeze view
+view_as _unsafe_view getitem
+""".split())
+
+
+def measure(sizes: list) -> dict:
+    """From (target, elements) of every call of a shape-propagated graph (see :func:`check_shapes`), figures
+    decided by the judge alone: ``largest``, the elements of the largest tensor the graph creates (views and
+    broadcasts excluded: they allocate nothing), and ``elements``, the elements all its calls create (a measure
+    of the work done, views excluded), and ``ops``, the names of the ops it calls (ATen packets, sorted)."""
+    created = [n for target, n in sizes if _packet(target) not in _NO_NEW_MEMORY]
+    return {"largest": max(created, default=0), "elements": sum(created),
+            "ops": sorted({_packet(target) for target, _ in sizes})}
+
+
+def _packet(target: str) -> str:
+    m = _TARGET.fullmatch(target)
+    name = m.group(1) if m else target
+    return name[:-1] if name.endswith("_") and name[:-1] in ALLOWED else name
 
 
 def _ops(graph: Graph, inputs: list) -> dict:
@@ -226,7 +253,8 @@ def _ops(graph: Graph, inputs: list) -> dict:
             if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"}
 
 
-def _run(graph: Graph, ops: dict, inputs: list, device: str):
+def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None = None):
+    """The graph's output; ``sizes``, when given, receives (target, elements) of every tensor each call makes."""
     env: list = []
     total = 0
     for i, node in enumerate(graph.nodes):
@@ -257,6 +285,8 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str):
                     raise Unverifiable(f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
                                        "elements, more than the autograder replays")
                 total += t.numel()
+                if sizes is not None and op == "call":
+                    sizes.append((node["target"], t.numel()))
         if total > TOTAL_ELEMENT_LIMIT:
             raise Unverifiable("the graph makes more tensor elements than the autograder replays")
         env.append(value)
@@ -331,7 +361,8 @@ def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_cal
     """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
     dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
-    ``"unverifiable: <reason>"``.
+    ``"unverifiable: <reason>"``; when it holds, the record also has :func:`measure`'s ``largest``,
+    ``elements`` and ``ops`` for the call's input shapes.
 
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
@@ -349,7 +380,7 @@ def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_cal
         forbidden = forbidden_ops(graph)
         if forbidden:  # evidence against the learner needs no replay
             return {"n_ops": count_ops(graph), "forbidden": forbidden}
-        check_shapes(graph, inputs)  # refused before anything real runs; the fresh inputs have the same shapes
+        sizes = check_shapes(graph, inputs)  # refused before anything real runs; the fresh inputs have the same shapes
         answer = reply.get("value")
         why = same_answer(replay(graph, inputs, shapes_checked=True), answer, dtype)
         if why:
@@ -371,7 +402,7 @@ def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_cal
             if why:
                 raise Unverifiable("the graph of your call does not compute your answer on other inputs of the "
                                    f"same shapes ({why}): part of the work escaped the trace")
-        return {"n_ops": count_ops(graph), "forbidden": []}
+        return {"n_ops": count_ops(graph), "forbidden": [], **sizes}
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
 

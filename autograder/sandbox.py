@@ -292,6 +292,8 @@ def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, 
         if requires_grad and t.is_floating_point():
             rec["requires_grad"] = True
         return rec
+    if isinstance(value, ModuleHandle):  # an object the learner's process built earlier (a cache passed to forward)
+        return {"__handle__": value.handle}
     if isinstance(value, tuple):
         return {"__tuple__": [encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig,
                                           requires_grad=requires_grad) for v in value]}
@@ -1035,6 +1037,14 @@ class ModuleHandle:
                 return self.proxy.request(req, blob)["value"]
 
             reply["record"] = recorded(reply, args, kwargs, cast, again, record)
+        return reply if full else reply["value"]
+
+    def method(self, name: str, *args, cast=None, full=False, **kwargs):
+        """Call the object's method ``name(*args, **kwargs)`` (``append``, ``reset``, ``__len__`` of an object
+        that is not a module); like ``__call__`` otherwise, without a record."""
+        req, blob = self.proxy._pack("method", args, kwargs, cast=cast, handle=self.handle, method=name)
+        reply = self.proxy.request(req, blob)
+        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
         return reply if full else reply["value"]
 
     def state(self) -> dict:

@@ -445,6 +445,8 @@ class Executor:
                 return tuple(self.decode(v, blob) for v in value["__tuple__"])
             if "__dtype__" in value:
                 return self._dtype(value["__dtype__"])
+            if "__handle__" in value:  # an object built by an earlier "new" request of this child
+                return self.handles[int(value["__handle__"])]
             return {k: self.decode(v, blob) for k, v in value.items()}
         if isinstance(value, list):
             return [self.decode(v, blob) for v in value]
@@ -549,7 +551,15 @@ class Executor:
             fn = target if method == "__call__" else getattr(target, method)
         else:
             fn = self._lookup(req["name"])
-        traced = _trace_inputs(t, args, kwargs) if req.get("record") else None
+        traced, trace_fn = None, fn
+        if req.get("record"):
+            if _holds_objects(self.handles, args, kwargs):
+                # the call changes objects it was given (a cache it appends to): the trace, which runs the call
+                # once more, runs on copies of them taken before the call, so that both see the same state
+                trace_fn, args_twin, kwargs_twin = _twin(t, (fn, args, kwargs))
+                traced = _trace_inputs(t, args_twin, kwargs_twin)
+            else:
+                traced = _trace_inputs(t, args, kwargs)
         before = None
         if req.get("return_inputs"):
             before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
@@ -574,7 +584,7 @@ class Executor:
         reply["value"] = self.encode(value, out)
         if traced is not None:
             # after the answer is encoded: a value computed lazily, while it is read, is part of the answer
-            reply["graph"] = capture_graph(fn, *traced, lambda v: self.encode(v, out))
+            reply["graph"] = capture_graph(trace_fn, *traced, lambda v: self.encode(v, out))
         if before is not None:
             reply["inputs_changed"] = [
                 bool(b is not None and isinstance(a, t.TensorBase)
@@ -692,6 +702,37 @@ def _trace_inputs(t, args: list, kwargs: dict) -> tuple[list, list, dict]:
         return value
 
     return tensors, walk(list(args), 0), walk(dict(kwargs), 0)
+
+
+def _holds_objects(handles: dict, args: list, kwargs: dict) -> bool:
+    """Do the call's arguments hold an object built by an earlier request (see ``__handle__`` records)?"""
+    built = {id(obj) for obj in handles.values()}
+    return any(id(v) in built for v in (*args, *kwargs.values()))
+
+
+def _twin(t, value):
+    """A deep copy of ``value``. Tensors with autograd history (keys a cache kept from a forward run with grad),
+    which ``copy.deepcopy`` refuses, are copied detached: the trace needs their values only."""
+    import copy
+
+    memo: dict = {}
+
+    def seed(v, depth: int) -> None:
+        if isinstance(v, t.TensorBase):
+            if v.grad_fn is not None and id(v) not in memo:
+                memo[id(v)] = t.clone(t.detach(v))
+        elif depth < 6 and type(v) in (list, tuple):
+            for item in v:
+                seed(item, depth + 1)
+        elif depth < 6 and type(v) is dict:
+            for item in v.values():
+                seed(item, depth + 1)
+        elif depth < 6 and not isinstance(v, type) and isinstance(getattr(v, "__dict__", None), dict):
+            for item in vars(v).values():
+                seed(item, depth + 1)
+
+    seed(value, 0)
+    return copy.deepcopy(value, memo)
 
 
 def _fill(value, xs: tuple):

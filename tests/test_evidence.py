@@ -149,3 +149,71 @@ def test_the_proxy_marks_the_asked_dtype():
     assert got.asked == "float32" and got.dtype == "bfloat16"
     with pytest.raises(CheckFailed):
         expect_close(got, torch.linspace(1, 2, 12, dtype=torch.float64), what="f(x)")
+
+
+def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
+    """check_shapes reports, from its own shape propagation, the largest tensor a graph creates (views and
+    broadcasts allocate nothing and are not counted) and the elements all its calls create."""
+    def full(q, k):
+        return (torch.softmax(q @ k.transpose(-2, -1), -1) @ k).expand(3, 2, 8, 4)
+
+    def blocks(q, k):
+        return torch.cat([torch.softmax(q @ k[:, s:s + 2].transpose(-2, -1), -1) @ k[:, s:s + 2]
+                          for s in range(0, 8, 2)], -1)
+
+    q = torch.randn(2, 8, 4, dtype=torch.float64)
+    sizes = {}
+    for fn in (full, blocks):
+        data, blob = _trace(fn, q, q)
+        sizes[fn.__name__] = evidence.check_shapes(evidence.parse(data, blob), [q, q])
+    assert sizes["full"]["largest"] == 2 * 8 * 8  # the (2, 8, 8) scores; the (3, 2, 8, 4) broadcast is no tensor
+    assert sizes["blocks"]["largest"] == 2 * 8 * 16  # the (2, 8, 16) concatenation; each block's scores: (2, 8, 2)
+    assert "softmax" in sizes["full"]["ops"] or "_softmax" in sizes["full"]["ops"]
+    assert sizes["full"]["elements"] > 0 and sizes["blocks"]["elements"] > 0
+
+
+CACHE = '''
+import torch
+
+class Cache:
+    def __init__(self):
+        self.k = None
+
+    def append(self, k):
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=-2)
+        return self.k
+
+    def __len__(self):
+        return 0 if self.k is None else self.k.shape[-2]
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(3, 3)
+
+    def forward(self, x, cache):
+        keys = cache.append(self.proj(x))
+        return torch.softmax(x @ keys.transpose(-2, -1), -1) @ keys
+'''
+
+
+def test_a_recorded_call_may_be_given_an_object_it_changes():
+    """An object built by an earlier request (a cache) can be passed to a call; a recorded call is traced on a copy
+    of it taken before the call, so the object changes once (as without the record) and the graph, whose
+    constants hold the cache's earlier keys (kept with autograd history), replays to the answer."""
+    ns: dict = {}
+    exec(CACHE, ns)
+    student = LocalStudent(ns)
+    layer, cache = student.new("Layer", seed=0, module_dtype=torch.float64), student.new("Cache")
+    x = torch.randn(1, 2, 3, dtype=torch.float64)
+    layer(x, cast=torch.float64, cache=cache)  # two cached positions, computed with grad enabled
+    state = layer.state()
+    w, b = state["proj.weight"].t, state["proj.bias"].t
+
+    def reference(new):  # the judge's own answer: the cached keys of x, then the new one
+        keys = torch.cat([x @ w.T + b, new @ w.T + b], dim=-2)
+        return torch.softmax(new @ keys.transpose(-2, -1), -1) @ keys
+
+    reply = layer(x[:, :1], cast=torch.float64, cache=cache, record=reference, full=True)
+    assert cache.method("__len__") == 3  # one append by the call, none by its trace (which ran on a copy)
+    assert reply["record"]["forbidden"] == [] and reply["record"]["n_ops"] > 0

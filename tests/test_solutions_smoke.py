@@ -327,6 +327,42 @@ def test_cross_attention_matches_torch_multihead_attention(d_kv):
     torch.testing.assert_close(ca(x, context, mask), expected)
     empty = ca(x, context, m9.key_padding_mask(torch.tensor([7, 0]), 7))
     torch.testing.assert_close(empty[1], ca.out_proj.bias.expand(4, 6))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("t_q,t_k,block", [(7, 7, 3), (4, 9, 2), (9, 4, 4), (5, 5, 8), (1, 1, 1)])
+def test_blockwise_attention_matches_sdpa(causal, t_q, t_k, block):
+    m10 = sol("10_blockwise_attention.py")
+    q, k = torch.randn(2, 3, t_q, 4, dtype=torch.float64), torch.randn(2, 3, t_k, 4, dtype=torch.float64)
+    v = torch.randn(2, 3, t_k, 5, dtype=torch.float64)
+    torch.testing.assert_close(m10.blockwise_attention(q, k, v, block, causal),
+                               F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+
+
+def test_online_softmax_matches_softmax_and_is_stable():
+    m10 = sol("10_blockwise_attention.py")
+    x = torch.randn(3, 11, dtype=torch.float64)
+    for block in (1, 3, 11, 16):
+        torch.testing.assert_close(m10.online_softmax(x, block), torch.softmax(x, dim=-1))
+    big = torch.tensor([[0.0, -1e4, 1e4, 1e4], [-1e4, -1e4, 0.0, -1e4]])
+    torch.testing.assert_close(m10.online_softmax(big, 2), torch.softmax(big, dim=-1))
+
+
+def test_kv_cache_decoding_equals_the_full_forward():
+    m11 = sol("11_kv_cache.py")
+    torch.manual_seed(3)
+    mha = m11.CachedMultiHeadAttention(5, 6, 3, context_length=9, qkv_bias=True)
+    x = torch.randn(2, 9, 5)
+    full = mha(x)
+    cache = m11.KVCache(9)
+    steps = [mha(x[:, s:e], cache=cache) for s, e in ((0, 4), (4, 5), (5, 7), (7, 8), (8, 9))]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)
+    assert len(cache) == 9
+    keys, _ = cache.append(torch.zeros(2, 3, 0, 2), torch.zeros(2, 3, 0, 2))
+    torch.testing.assert_close(keys, mha.W_key(x).view(2, 9, 3, 2).transpose(1, 2))
+    with pytest.raises(ValueError):
+        cache.append(torch.zeros(2, 3, 1, 2), torch.zeros(2, 3, 1, 2))
+    cache.reset()
+    assert len(cache) == 0
+    torch.testing.assert_close(mha(x[:, :3], cache=cache), full[:, :3])
 
 
 # ---------------------------------------------------------------- the generator
@@ -355,6 +391,10 @@ CALLS = {
     "key_padding_mask": lambda m: m.key_padding_mask(torch.tensor([2, 3]), 4),
     "masked_attention": lambda m: m.masked_attention(*torch.randn(3, 2, 5, 4)),
     "CrossAttention": lambda m: m.CrossAttention(3, 5, 4, 2)(INPUTS[None], torch.randn(1, 7, 5)),
+    "online_softmax": lambda m: m.online_softmax(torch.randn(2, 7), 3),
+    "blockwise_attention": lambda m: m.blockwise_attention(*torch.randn(3, 2, 5, 4), 2),
+    "KVCache": lambda m: m.KVCache(4).append(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4)),
+    "CachedMultiHeadAttention": lambda m: m.CachedMultiHeadAttention(3, 4, 2, 6)(INPUTS[None]),
 }
 
 

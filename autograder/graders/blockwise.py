@@ -1,0 +1,84 @@
+"""What the graders of the memory-saving stages (10: blockwise attention, 11: the key/value cache) share: the names
+of the mistakes they recognise and the verdicts read from the judge's record of a call (how large the largest
+tensor the call's graph creates is, and how much work it does: :func:`autograder.evidence.measure`).
+
+Everything here runs in the judge. The figures come from the graph the judge parsed, checked against the learner's
+answers and shape-propagated itself; nothing the learner's process reports about sizes is believed.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checking import fail
+
+# ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
+
+SUM_NOT_RESCALED = "running sum not rescaled when the maximum grows"
+ACC_NOT_RESCALED = "accumulator not rescaled when the maximum grows"
+MAX_NOT_UPDATED = "running maximum not updated (exp overflows)"
+NORMALISED_PER_BLOCK = "each block normalised on its own (softmax per block)"
+DIVIDED_PER_BLOCK = "divided per block instead of once at the end"
+REMAINDER_DROPPED = "last partial block dropped (T not divisible by block_size)"
+REMAINDER_DROPPED_BOTH = "last partial block of queries and keys dropped"
+LOCAL_CAUSAL_OFFSET = "causal mask built from positions within the block (wrong causal offset)"
+NO_CAUSAL_MASK = "causal mask ignored (every key visible)"
+CAUSAL_NOT_SKIPPED = "blocks wholly in the future computed and masked instead of skipped"
+FULL_SCORES = "full T x T scores built"
+SOFTMAX_CALLED = "torch.softmax over the whole row (not block by block)"
+
+# ops that compute a whole softmax (or its normaliser) in one call
+SOFTMAX_OPS = ("softmax", "logsumexp")
+
+
+def record_of(reply: dict) -> dict:
+    return reply.get("record") or {}
+
+
+def softmax_ops(reply: dict) -> list[str]:
+    """The whole-row softmax ops in the call's graph (names, from the judge's parse)."""
+    return sorted({n for n in record_of(reply).get("ops") or [] if any(w in n for w in SOFTMAX_OPS)})
+
+
+def expect_largest(reply: dict, limit: int, full: int, *, what: str, allowed: str) -> None:
+    """The largest tensor the recorded call created holds at most ``limit`` elements (``allowed`` says what that
+    limit is, for the learner); ``full``: the elements of the full score matrix, named as a known mistake when
+    reached."""
+    largest = record_of(reply).get("largest")
+    if not isinstance(largest, int):
+        fail(f"{what}: the autograder could not measure the tensors your code creates (its computation could not "
+             "be traced and verified)")
+        return
+    if largest > limit:
+        mistake = FULL_SCORES if largest >= full else None
+        fail(f"{what} created a tensor of {largest} elements; at most {limit} ({allowed}) may exist at once. "
+             "Build the scores one block of keys at a time, (..., T_q, block_size), never the whole "
+             "(..., T_q, T_k) matrix (nor a (T_q, T_k) mask)."
+             + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+
+
+# stage 11 (the key/value cache)
+WRONG_CACHE_DIM = "concatenated on the wrong dim (heads, dim 1, instead of time, dim -2)"
+VALUES_NOT_CACHED = "keys cached but not values"
+CAUSAL_OFFSET_IGNORED = "causal offset of the new tokens ignored (mask rows 0.. instead of T_cached..)"
+CACHE_NOT_USED = "the cache not used (new tokens attend only to each other)"
+UNPROJECTED = "the cache stores the unprojected inputs"
+RECOMPUTES = "recomputes the whole sequence every step"
+NO_OVERFLOW_CHECK = "no ValueError past max_len"
+RESET_KEEPS = "reset() does not empty the cache"
+
+
+def causal_forward(x, w: dict, n_heads: int):
+    """Stage 8's causal multi-head attention with the weights ``w`` (``state_dict`` layout), computed here with
+    PyTorch's own ``scaled_dot_product_attention`` in float64: a reference the judge can compute for any input,
+    also in a student release (which holds no reference code)."""
+    x = x.to(torch.float64)
+    B, T, _ = x.shape
+
+    def heads(name):
+        y = F.linear(x, w[f"{name}.weight"].to(torch.float64), w.get(f"{name}.bias"))
+        return y.view(B, T, n_heads, -1).transpose(1, 2)
+
+    out = F.scaled_dot_product_attention(heads("W_query"), heads("W_key"), heads("W_value"), is_causal=True)
+    return F.linear(out.transpose(1, 2).reshape(B, T, -1), w["out_proj.weight"], w["out_proj.bias"])

@@ -1,0 +1,65 @@
+"""Stage 10, hidden checks: random shapes, block sizes and logits (seeded per result), every device.
+
+Every draw has a last block shorter than the others and at least two blocks, so that a dropped remainder or a
+missing rescaling shows whatever the seed."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close, expect_shape
+from autograder.graders.attention import explained
+from autograder.graders.inputs import randn
+from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of
+
+STAGE = "blockwise_attention"
+F64 = torch.float64
+
+
+def _rand_int(rng, lo, hi):
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+def _ragged(rng, n):
+    """A length of 2 to 4 whole blocks of ``n`` plus a shorter last block."""
+    return n * _rand_int(rng, 2, 4) + _rand_int(rng, 1, n - 1)
+
+
+@check("online_softmax on random shapes, block sizes and logit scales")
+def test_random_online_softmax(student, rng):
+    for _ in range(3):
+        n = _rand_int(rng, 2, 5)
+        x = randn(rng, _rand_int(rng, 1, 3), _rand_int(rng, 1, 3), _ragged(rng, n)) * _rand_int(rng, 1, 20)
+        x = x + torch.linspace(0, 4, x.shape[-1], dtype=F64)  # the row maximum grows from block to block
+        what = f"online_softmax(x {tuple(x.shape)}, block_size={n})"
+        with explained(student, what):
+            got = expect_shape(student.call("online_softmax", x, n, cast=F64), tuple(x.shape), what)
+        expect_close(got, oracle.expected("online_softmax", x, n), what=what + ", compared with torch.softmax",
+                     mistakes=oracle.mistakes("online_softmax", x, n))
+
+
+@check("blockwise_attention on random shapes and block sizes, causal and not", weight=2)
+def test_random_attention(student, rng):
+    for i, causal in enumerate((False, True, True)):
+        n = _rand_int(rng, 2, 4)
+        T_q = _ragged(rng, n)
+        T_k = T_q if i < 2 else _ragged(rng, n)
+        lead = (_rand_int(rng, 1, 2), _rand_int(rng, 1, 3))
+        hs, hs_v = _rand_int(rng, 1, 6), _rand_int(rng, 1, 6)
+        q, k, v = randn(rng, *lead, T_q, hs), randn(rng, *lead, T_k, hs) * 2, randn(rng, *lead, T_k, hs_v)
+        attention_call(student, q, k, v, n, causal, record=i == 0,
+                       what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, "
+                            f"causal={causal})")
+
+
+@check("blockwise_attention: non-contiguous float32 inputs, every device")
+def test_devices(student, rng, device):
+    n = _rand_int(rng, 2, 4)
+    T = _ragged(rng, n)
+    q, k, v = randn(rng, 2, T, 4), randn(rng, 2, T, 4), randn(rng, 2, T, 3)
+    for causal in (False, True):
+        what = f"blockwise_attention(q, k, v non-contiguous float32 on {device}, block_size={n}, causal={causal})"
+        with explained(student, what):
+            got = student.call("blockwise_attention", q, k, v, n, causal, to=device, cast=torch.float32,
+                               noncontig=True)
+        expect_close(got, sdpa(q, k, v, causal), what=what,
+                     mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal))

@@ -1,0 +1,38 @@
+"""Stage 11, hidden checks: random sizes, weights and chunk schedules (seeded per result)."""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import check, expect_close
+from autograder.graders.attention import new_module, random_linear_weights
+from autograder.graders.inputs import randn
+from autograder.graders.public.test_kv_cache import decode, layers
+
+STAGE = "kv_cache"
+F64 = torch.float64
+
+
+def _rand_int(rng, lo, hi):
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+@check("decoding with random sizes, weights and chunk schedules gives the rows of the full forward", weight=2)
+def test_random_decoding(student, rng):
+    for bias in (False, True):
+        nh = _rand_int(rng, 1, 3)
+        d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), 10
+        w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"}
+                                  if bias else {"out_proj"})
+        handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
+                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})",
+                            dtype=F64)
+        # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
+        chunks = [_rand_int(rng, 2, 4)]
+        while sum(chunks) < L:
+            chunks.append(min(_rand_int(rng, 1, 2), L - sum(chunks)))
+        x = randn(rng, 2, L, d_in)
+        what = f"decoding x {tuple(x.shape)} in chunks {', '.join(map(str, chunks))}"
+        got = decode(student, handle, x, chunks, student.new("KVCache", L), what, d_out=d_out)
+        expect_close(got, oracle.expected("kv_decode", x, tuple(chunks), w, nh),
+                     what=what + ", compared with the full causal forward",
+                     mistakes=oracle.mistakes("kv_decode", x, tuple(chunks), w, nh))

@@ -1,0 +1,294 @@
+"""Stage 11, public checks: the key/value cache and decoding with it.
+
+Expected values: the full causal forward of stage 8 (the oracle's reference, float64, CPU), whose rows decoding with
+a cache must reproduce. The size of the tensors a decoding step creates and the number of its operations are read
+from the judge's record of the recorded step: the graph it was traced into, replayed by the judge
+(autograder/evidence.py); the cache's contents are read through its own ``append``. Fixed inputs only.
+"""
+
+import torch
+
+from autograder import oracle
+from autograder.checking import as_tensor, check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.graders import attention as a
+from autograder.graders import blockwise as b
+from autograder.graders.attention import expect_close_by_hand, explained, linear_weights, new_module
+from autograder.graders.inputs import fixed
+from autograder.sandbox import MissingName, StudentCodeError
+
+STAGE = "kv_cache"
+F64 = torch.float64
+D_IN, D_OUT, NH, L = 4, 6, 2, 8
+HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias), "
+        "self.out_proj = nn.Linear(d_out, d_out) and the mask buffer, as in stage 8")
+X = fixed(2, L, D_IN, seed=301, low=-2, high=2)  # (B, T = context_length, d_in)
+
+
+def layers(d_in, d_out):
+    return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out), "out_proj": (d_out, d_out)}
+
+
+def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302, dtype=F64):
+    """CachedMultiHeadAttention(d_in, d_out, nh, L) holding fixed weights; returns (handle, weights)."""
+    w = linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
+                       else {"out_proj"}, seed=wseed)
+    handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
+                        what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})",
+                        hint=HINT, dtype=dtype)
+    return handle, w
+
+
+def pair(got, what):
+    """``append``'s answer: a (keys, values) pair of tensors."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        fail(f"{what}: expected a pair (keys, values), got {type(got).__name__} "
+             f"{'of ' + str(len(got)) + ' values' if isinstance(got, (tuple, list)) else ''}".rstrip())
+    return as_tensor(got[0], what + " keys"), as_tensor(got[1], what + " values")
+
+
+def length(student, cache, what):
+    with explained(student, what):
+        n = cache.method("__len__")
+    if type(n) is not int:
+        fail(f"{what}: len(cache) should be an int, got {n!r}")
+    return n
+
+
+def decode(student, handle, x, chunks, cache, what, d_out=D_OUT):
+    """Feed ``x`` chunk by chunk through ``handle`` with ``cache``; the outputs, concatenated along time."""
+    steps: list = []
+    for n_new in chunks:
+        done = sum(s.shape[-2] for s in steps)
+        step = f"{what}: step with x[:, {done}:{done + n_new}]"
+        with explained(student, step):
+            got = handle(x[:, done:done + n_new], cast=F64, cache=cache)
+        steps.append(expect_shape(got, (x.shape[0], n_new, d_out), step).t)
+    return torch.cat(steps, dim=-2)
+
+
+# ───────────────────────────── KVCache ─────────────────────────────
+
+
+@check("KVCache: append returns every key and value so far (time is dim -2), len() counts them, reset() empties it",
+       weight=2)
+def test_cache(student):
+    k1, v1 = fixed(2, NH, 2, 3, seed=310), fixed(2, NH, 2, 4, seed=311)
+    k2, v2 = fixed(2, NH, 2, 3, seed=312), fixed(2, NH, 2, 4, seed=313)
+    cache = student.new("KVCache", 6)
+    with explained(student, "KVCache(6).append(k, v)"):
+        keys, values = pair(cache.method("append", k1, v1, cast=F64), "KVCache(6).append(k (2, 2, 2, 3), v)")
+    expect_close(keys, k1, what="the keys returned by the first append (the new keys themselves)")
+    expect_close(values, v1, what="the values returned by the first append")
+    if (n := length(student, cache, "len(cache) after one append")) != 2:
+        fail(f"len(cache) is {n} after appending 2 positions, expected 2")
+    what = "the second append(k, v) of 2 more positions"
+    with explained(student, what):
+        keys, values = pair(cache.method("append", k2, v2, cast=F64), what)
+    expect_close(keys, oracle.expected("kv_cache_keys", k1, k2), what=what + ": keys (both appends, along time)",
+                 mistakes=oracle.mistakes("kv_cache_keys", k1, k2))
+    expect_close(values, oracle.expected("kv_cache_values", v1, v2), what=what + ": values (both appends)",
+                 mistakes=oracle.mistakes("kv_cache_values", v1, v2))
+    if (n := length(student, cache, "len(cache) after two appends")) != 4:
+        fail(f"len(cache) is {n} after appending 2 + 2 positions, expected 4")
+    with explained(student, "cache.reset()"):
+        cache.method("reset")
+    if (n := length(student, cache, "len(cache) after reset()")) != 0:
+        fail(f"len(cache) is {n} after reset(), expected 0", b.RESET_KEEPS)
+    with explained(student, "append(k, v) after reset()"):
+        keys, _ = pair(cache.method("append", k2, v2, cast=F64), "append(k, v) after reset()")
+    if keys.shape != tuple(k2.shape):
+        fail(f"append(k, v) after reset() returned keys of shape {keys.shape}, expected {tuple(k2.shape)}: reset() "
+             "must forget every cached position", b.RESET_KEEPS)
+    expect_close(keys, k2, what="append(k, v) after reset(): keys (only the new ones)")
+
+
+@check("KVCache: ValueError past max_len (filling it exactly is allowed)")
+def test_overflow(student):
+    cache = student.new("KVCache", 4)
+    k, v = fixed(1, NH, 3, 3, seed=320), fixed(1, NH, 3, 3, seed=321)
+    with explained(student, "KVCache(4): appending 3, then 1 position"):
+        keys, _ = pair(cache.method("append", k, v, cast=F64), "KVCache(4).append(3 positions)")
+        expect_close(keys, k, what="KVCache(4).append(3 positions): keys")
+        keys, _ = pair(cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64),
+                       "KVCache(4).append(1 more position): the cache is now full")
+    expect_close(keys, torch.cat([k, k[..., :1, :]], dim=-2), what="KVCache(4) filled exactly: keys")
+    try:
+        cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
+    except MissingName:
+        raise
+    except StudentCodeError as exc:
+        if exc.error.get("type") != "ValueError":
+            fail(f"KVCache(4) holding 4 positions: append(1 more) raised {exc.error.get('type')}, expected a "
+                 "ValueError that says the cache is full", b.NO_OVERFLOW_CHECK)
+        return
+    fail("KVCache(4) holding 4 positions accepted a 5th: raise ValueError in append when len(cache) + T_new would "
+         "exceed max_len (a model must not silently attend past the length it was built for)", b.NO_OVERFLOW_CHECK)
+
+
+# ───────────────────────────── CachedMultiHeadAttention ─────────────────────────────
+
+
+@check("CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)")
+def test_structure(student):
+    for bias in (False, True):
+        info = student.new("CachedMultiHeadAttention", D_IN, D_OUT, NH, L, qkv_bias=bias, seed=123).info
+        a.expect_structure(info, linears={"W_query": (D_IN, D_OUT, bias), "W_key": (D_IN, D_OUT, bias),
+                                          "W_value": (D_IN, D_OUT, bias), "out_proj": (D_OUT, D_OUT, True)},
+                           what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, {L}, qkv_bias={bias})")
+
+
+@check("CachedMultiHeadAttention without a cache equals causal multi-head attention (stage 8), written by hand",
+       weight=2)
+def test_no_cache(student):
+    for bias in (False, True):
+        handle, w = module(student, bias=bias)
+        what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, {L}, qkv_bias={bias})(x (2, {L}, {D_IN}))"
+        with explained(student, what):
+            reply = handle(X, cast=F64, full=True,
+                           record=not bias and (lambda x, w=w: oracle.expected("multi_head_attention", x, w, NH)))
+        expect_close_by_hand(reply, oracle.expected("multi_head_attention", X, w, NH), what=what,
+                             mistakes=oracle.mistakes("multi_head_attention", X, w, NH))
+
+
+@check("decoding one token at a time with a cache gives the rows of the full forward", weight=3)
+def test_one_at_a_time(student):
+    handle, w = module(student, wseed=330)
+    chunks = (1,) * L
+    got = decode(student, handle, X, chunks, student.new("KVCache", L), "decoding x (2, 8, 4) one token at a time")
+    expect_close(got, oracle.expected("kv_decode", X, chunks, w, NH),
+                 what="the outputs of the 8 decoding steps, compared with the full causal forward",
+                 mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH))
+
+
+@check("a prompt of 3 tokens, then chunks of 2, 2 and 1: the rows of the full forward", weight=2)
+def test_chunks(student):
+    handle, w = module(student, wseed=340, bias=True)
+    chunks = (3, 2, 2, 1)
+    got = decode(student, handle, X, chunks, student.new("KVCache", L), "decoding x (2, 8, 4) in chunks 3, 2, 2, 1")
+    expect_close(got, oracle.expected("kv_decode", X, chunks, w, NH),
+                 what="the outputs of the chunks, compared with the full causal forward",
+                 mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH))
+
+
+@check("the cache holds exactly the projected, head-split keys and values (B, nh, T, hs)", weight=2)
+def test_cache_contents(student):
+    handle, w = module(student, wseed=350)
+    cache = student.new("KVCache", L)
+    x = X[:, :5]
+    what = "CachedMultiHeadAttention(...)(x (2, 5, 4), cache=KVCache(8))"
+    with explained(student, what):
+        got = handle(x, cast=F64, cache=cache)
+    expect_close(got, oracle.expected("multi_head_attention", x, w, NH), what=what + " (an empty cache)",
+                 mistakes=oracle.mistakes("multi_head_attention", x, w, NH))
+    k0, v0 = fixed(2, NH, 1, D_OUT // NH, seed=351), fixed(2, NH, 1, D_OUT // NH, seed=352)
+    probe = "then cache.append(k, v) with one more position, k and v of shape (2, 2, 1, 3)"
+    try:
+        keys, values = pair(cache.method("append", k0, v0, cast=F64), probe)
+    except StudentCodeError as exc:
+        if isinstance(exc, MissingName) or str(exc).startswith("your file could not be imported"):
+            raise
+        raw = _holds_raw_inputs(student, x)
+        fail(f"after {what}, {probe} raised: {exc}. The cache must hold what attention needs later: the projected "
+             "keys and values split into heads, (B, nh, T, hs)"
+             + (", not the inputs x: with them every step projects the whole sequence again" if raw else ""),
+             b.UNPROJECTED if raw else None)
+    for name, got, ref, new in (("keys", keys, "kv_cached_keys", k0), ("values", values, "kv_cached_values", v0)):
+        want = oracle.expected(ref, x, w, NH)
+        expect_shape(got, (2, NH, 6, D_OUT // NH), f"{probe}: {name} returned")
+        expect_close(got.t[..., :5, :], want, what=f"the cached {name} of x (the first 5 positions returned by "
+                                                   f"append), compared with x's projected, head-split {name}")
+        expect_close(got.t[..., 5:, :], new, what=f"the appended {name} (the last position returned by append)")
+
+
+def _holds_raw_inputs(student, x):
+    """Does a fresh cache filled by a forward keep ``x`` itself? (appending another input row returns x first)"""
+    handle, _ = module(student, wseed=350)
+    cache = student.new("KVCache", L)
+    try:
+        handle(x, cast=F64, cache=cache)
+        keys, _ = pair(cache.method("append", x[:, :1], x[:, :1], cast=F64), "append")
+    except Exception:  # noqa: BLE001 - any failure: the cache does not hold the inputs in their own shape
+        return False
+    return keys.shape == (2, 6, D_IN) and bool(torch.allclose(keys.t[:, :5].to(F64), x, atol=1e-6))
+
+
+@check("a decoding step's scores are (B, nh, T_new, T_cached + T_new), never T x T, and its operations do not grow "
+       "with the cached positions", weight=2)
+def test_step_cost(student):
+    L48 = 48
+    x = fixed(2, L48, D_IN, seed=360, low=-2, high=2)
+    handle, w = module(student, L=L48, wseed=361)
+    n_ops = {}
+    for T_c in (8, 40):
+        cache = student.new("KVCache", L48)
+        what = f"CachedMultiHeadAttention(..., {L48}): a step with x (2, 1, 4) after {T_c} cached positions"
+        with explained(student, what):
+            handle(x[:, :T_c], cast=F64, cache=cache)
+            # the cache makes the call stateful: the reference must answer for the fresh inputs itself (a second
+            # call would see one more cached position), so it is PyTorch's own attention, not a stored value
+            reply = handle(x[:, T_c:T_c + 1], cast=F64, cache=cache, full=True,
+                           record=lambda new, T_c=T_c: b.causal_forward(torch.cat([x[:, :T_c], new], 1), w, NH)[:, -1:])
+        expect_close_by_hand(reply, oracle.expected("kv_step", x[:, :T_c], x[:, T_c:T_c + 1], w, NH),
+                             what=what + ", compared with the last row of the full forward",
+                             mistakes=None)
+        record = b.record_of(reply)
+        largest, T = record.get("largest"), T_c + 1
+        limit = 2 * max(NH * 1, D_OUT, D_IN) * L48  # (B, nh, 1, T) scores; keys and values up to max_len
+        if not isinstance(largest, int):
+            fail(f"{what}: the autograder could not measure the tensors your step creates")
+        elif largest > limit:
+            full = largest >= 2 * NH * T * T
+            fail(f"{what} created a tensor of {largest} elements, more than the (B, nh, T_new, T_cached + T_new) = "
+                 f"(2, {NH}, 1, {T}) scores and the cached keys and values need (at most {limit}). A step projects "
+                 "only the new positions and compares their queries with every cached key: it never builds the "
+                 "(T, T) scores of the whole sequence" + (f"\n  this looks like a known mistake: {b.RECOMPUTES}"
+                                                          if full else ""), b.RECOMPUTES if full else None)
+        n_ops[T_c] = record.get("n_ops")
+    if not isinstance(n_ops[8], int) or not isinstance(n_ops[40], int) or n_ops[40] > n_ops[8]:
+        fail(f"a decoding step ran {n_ops[8]} tensor operations after 8 cached positions and {n_ops[40]} after 40: "
+             "its work must not grow with the cache. Append the new keys and values with one torch.cat and compare "
+             "the queries with all keys in one matrix product, not position by position")
+
+
+@check("reset() starts a new sequence; a forward past the cache's max_len raises ValueError")
+def test_reset_and_overflow(student):
+    handle, w = module(student, wseed=370)
+    cache = student.new("KVCache", L)
+    what = "forward(x (2, 5, 4), cache), cache.reset(), then forward(x[:, :3], cache)"
+    with explained(student, what):
+        handle(X[:, :5], cast=F64, cache=cache)
+        cache.method("reset")
+        got = handle(X[:, 5:8], cast=F64, cache=cache)
+    expect_close(got, oracle.expected("multi_head_attention", X[:, 5:8], w, NH),
+                 what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0")
+    small = student.new("KVCache", 4)
+    try:
+        handle(X[:, :5], cast=F64, cache=small)
+    except MissingName:
+        raise
+    except StudentCodeError as exc:
+        if exc.error.get("type") == "ValueError":
+            return
+        fail(f"forward(x (2, 5, 4), cache=KVCache(4)) raised {exc.error.get('type')}, expected the cache's "
+             "ValueError", b.NO_OVERFLOW_CHECK)
+    fail("forward(x (2, 5, 4), cache=KVCache(4)) did not raise: 5 positions do not fit in a cache of 4, so "
+         "append must raise ValueError", b.NO_OVERFLOW_CHECK)
+
+
+@check("CachedMultiHeadAttention: input unchanged, non-contiguous input, dtype and device kept, with a cache")
+def test_meta(student, device):
+    handle, w = module(student, wseed=380, dtype=torch.float32)
+    handle.to(device, torch.float32)
+    cache = student.new("KVCache", L)
+    what = f"CachedMultiHeadAttention(...)(x (2, 3, 4) non-contiguous float32 on {device}, cache)"
+    with explained(student, what):
+        reply = handle(X[:, :3], to=device, cast=torch.float32, noncontig=True, cache=cache, full=True,
+                       return_inputs=True)
+    expect_unchanged(reply, what)
+    expect_meta(expect_shape(reply["value"], (2, 3, D_OUT), what), dtype=torch.float32, device=device, what=what)
+    expect_close(reply["value"], oracle.expected("multi_head_attention", X[:, :3], w, NH), what=what)
+    what = f"then a step with x (2, 1, 4) float32 on {device}"
+    with explained(student, what):
+        got = handle(X[:, 3:4], to=device, cast=torch.float32, cache=cache)
+    expect_meta(expect_shape(got, (2, 1, D_OUT), what), dtype=torch.float32, device=device, what=what)
+    expect_close(got, oracle.expected("kv_step", X[:, :3], X[:, 3:4], w, NH), what=what)

@@ -1,0 +1,91 @@
+"""Stage 11: the key/value cache and decoding with it.
+
+Decoding with a cache must give the rows of the full causal forward (stage 8's reference), whatever the schedule
+of chunks the sequence is fed in. The known mistakes replay the same schedule with one step wrong.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder.graders import blockwise as b
+
+from .multi_head_attention import merge_heads, multi_head_attention, split_heads
+from .self_attention import project_linear
+
+
+def kv_cache_concat(first, second):
+    """What ``append`` returns after appending ``first`` then ``second``: both, in order along time."""
+    return torch.cat([first, second], dim=-2)
+
+
+def cached_keys(x, state, n_heads):
+    """The projected, head-split keys of ``x`` (B, nh, T, hs)."""
+    return split_heads(project_linear(x, state)[1], int(n_heads))
+
+
+def cached_values(x, state, n_heads):
+    return split_heads(project_linear(x, state)[2], int(n_heads))
+
+
+def kv_decode(x, chunks, state, n_heads):
+    """The outputs of feeding ``x`` (B, T, d_in) in chunks of the given sizes through a cache: the full causal
+    forward."""
+    return multi_head_attention(x, state, int(n_heads))
+
+
+def kv_step(prefix, x_new, state, n_heads):
+    """The output of one step: ``x_new`` after ``prefix`` was cached."""
+    return multi_head_attention(torch.cat([prefix, x_new], dim=-2), state, int(n_heads))[..., prefix.shape[-2]:, :]
+
+
+def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
+    """Chunked decoding written out, with the mask offset or the cache switched off."""
+    nh = int(n_heads)
+    q, k, v = (split_heads(t, nh) for t in project_linear(x, state))
+    outs, start = [], 0
+    for size in chunks:
+        stop = start + int(size)
+        first = 0 if cached else start
+        scores = q[..., start:stop, :] @ k[..., first:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start)
+        cols = torch.arange(first, stop)
+        weights = torch.softmax(scores.masked_fill(cols > rows, float("-inf")), dim=-1)
+        outs.append(weights @ v[..., first:stop, :])
+        start = stop
+    out = merge_heads(torch.cat(outs, dim=-2))
+    return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias"))
+
+
+def _distinct(reference, variants: dict) -> dict:
+    """Each variant, skipped where it gives the reference's answer (it then explains no wrong answer)."""
+    def wrap(fn):
+        def variant(*args):
+            out, want = fn(*args), reference(*args)
+            if out.shape == want.shape and torch.allclose(out, want, rtol=1e-6, atol=1e-9, equal_nan=True):
+                raise ValueError("the mistake changes nothing on this input")
+            return out
+        return variant
+    return {name: wrap(fn) for name, fn in variants.items()}
+
+
+EXPECTED = {
+    "kv_cache_keys": kv_cache_concat,
+    "kv_cache_values": kv_cache_concat,
+    "kv_cached_keys": cached_keys,
+    "kv_cached_values": cached_values,
+    "kv_decode": kv_decode,
+    "kv_step": kv_step,
+}
+MISTAKES = {
+    "kv_cache_keys": {b.WRONG_CACHE_DIM: lambda a, c: torch.cat([a, c], dim=1)},
+    "kv_cache_values": {
+        b.WRONG_CACHE_DIM: lambda a, c: torch.cat([a, c], dim=1),
+        b.VALUES_NOT_CACHED: lambda a, c: c,
+    },
+    "kv_decode": _distinct(kv_decode, {
+        b.CAUSAL_OFFSET_IGNORED: lambda x, ch, s, nh: _decode(x, ch, s, nh, offset=False),
+        b.CACHE_NOT_USED: lambda x, ch, s, nh: _decode(x, ch, s, nh, cached=False),
+    }),
+}
