@@ -164,7 +164,11 @@ class StudentCodeError(StudentFailure):
 
 
 class MissingName(StudentCodeError):
-    pass
+    """A name the stage asks for is not in the learner's file: nothing was raised by their code."""
+
+    def __init__(self, error: dict):
+        super().__init__(error)
+        self.args = (error.get("message") or "a name this stage needs is not defined in your file",)
 
 
 class StudentTimeout(StudentFailure):

@@ -221,3 +221,13 @@ def test_check_and_the_notebooks_share_one_progress_store(folder_with, tmp_path,
     assert 0 < table["loop_average"][0] < 10  # what `check` saw
     assert table["tril_average"][0] == pytest.approx(10)  # what the notebook saw
     assert table["softmax_average"][1] == "missing"
+
+
+def test_a_missing_function_is_not_reported_as_raised(folder_with):
+    folder = folder_with({"02_tril_average.py": "import torch\n\n\ndef causal_mean_weights(T, *, device=None, "
+                          "dtype=None):\n    w = torch.ones(T, T, device=device, dtype=dtype).tril()\n"
+                          "    return w / w.sum(-1, keepdim=True)\n"})
+    data = json.loads(autograder("check", str(folder), "--stage", "2", "--json", "--public-only").stdout)
+    messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
+    assert messages and any("causal_mean_matmul is not defined in your file" in m for m in messages), messages
+    assert not [m for m in messages if "raised MissingName" in m], messages

@@ -244,6 +244,7 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
 
 def require_by_hand(reply: dict, what: str) -> None:
     apis, mistake, unverified = forbidden_apis(reply)
+    what = what.split(", compared with ")[0]  # the call, without the reference its value is compared with
     if apis:
         fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
              "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
