@@ -231,3 +231,17 @@ def test_a_missing_function_is_not_reported_as_raised(folder_with):
     messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
     assert messages and any("causal_mean_matmul is not defined in your file" in m for m in messages), messages
     assert not [m for m in messages if "raised MissingName" in m], messages
+
+
+@pytest.mark.parametrize("stage, file, function", [("2", "02_tril_average.py", "causal_mean_matmul"),
+                                                     ("4", "04_dot_product_attention.py", "context_vectors")])
+def test_an_exception_names_the_call_and_the_input_shapes(folder_with, stage, file, function):
+    source = (ROOT / "solutions" / file).read_text().replace(
+        f"def {function}(x", f"def {function}(x, *_):\n    raise RuntimeError('boom')\n\n\ndef _unused(x")
+    folder = folder_with({file: source})
+    data = json.loads(autograder("check", str(folder), "--stage", stage, "--json", "--public-only").stdout)
+    messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
+    assert messages
+    for message in messages:
+        assert re.match(rf"{function}\(<tensor \([0-9, ]+\) float(32|64)[^>]*>\): your code raised RuntimeError: boom",
+                        message), message

@@ -93,7 +93,8 @@ class explained:
         hint, mistake = _explain_error(exc.error, self.source)
         if hint is None:
             return False
-        fail(f"{self.what}: {exc}\n  {hint}", mistake)
+        said = str(exc).removeprefix(f"{getattr(exc, 'call', '')}: ")  # ``what`` names the call already
+        fail(f"{self.what}: {said}\n  {hint}", mistake)
 
 
 # ───────────────────────────── modules with known weights ─────────────────────────────
