@@ -121,3 +121,19 @@ def test_notebooks_run_on_a_real_kernel(tmp_path, monkeypatch):
     # the check cells keep the course's progress in the store `check` reads
     progress = json.loads((tmp_path / "state" / "progress.json").read_text())
     assert {k: v["score"] for k, v in progress.items()} == {k: course.stage(k).points for k in graded}
+
+
+def test_a_known_mistake_is_shown_once(capsys):
+    from autograder.inprocess import _print_checks, show_stage
+    from autograder.results import CheckResult, StageResult
+
+    course = load_course()
+    mistake = "upper instead of lower triangle (torch.triu)"
+    check = CheckResult(name="weights: rows sum to 1", passed=False, points=0.0, max_points=1.0,
+                        message=f"causal_mean_weights(4): wrong values\n  this looks like a known mistake: {mistake}",
+                        mistake=mistake)
+    result = StageResult(key="tril_average", title="t", max_score=10, checks=[check])
+    show_stage(course, result)
+    assert " ".join(capsys.readouterr().out.split()).count(mistake) == 1
+    _print_checks(result, "public checks")
+    assert " ".join(capsys.readouterr().out.split()).count(mistake) == 1
