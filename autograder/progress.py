@@ -38,9 +38,11 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, data: dict) -> None:
-    try:
+    try:  # written aside, then renamed: a reader (another check, a notebook) never sees half a file
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=1))
+        aside = path.with_name(f".{path.name}.{os.getpid()}")
+        aside.write_text(json.dumps(data, indent=1))
+        os.replace(aside, path)
     except OSError:
         pass  # a read-only folder: progress is not remembered, the output is unchanged
 

@@ -245,3 +245,17 @@ def test_an_exception_names_the_call_and_the_input_shapes(folder_with, stage, fi
     for message in messages:
         assert re.match(rf"{function}\(<tensor \([0-9, ]+\) float(32|64)[^>]*>\): your code raised RuntimeError: boom",
                         message), message
+
+
+def test_every_hint_for_pattern_names_a_real_check_or_mistake(course):
+    """A ``hint_for`` entry that matches no check name and no known mistake would never be shown."""
+    graders = ROOT / "autograder" / "graders"
+    shared = (graders / "attention.py").read_text() + (ROOT / "autograder" / "checking.py").read_text()
+    for stage in course.stages:
+        text = shared + "".join(p.read_text() for p in [graders / "public" / f"test_{stage.key}.py",
+                                                        graders / "hidden" / f"test_{stage.key}.py",
+                                                        ROOT / "autograder" / "oracles" / f"{stage.key}.py"]
+                                if p.is_file())
+        for pattern, number in stage.hint_for:
+            assert pattern.lower() in text.lower(), (stage.key, pattern)
+            assert 1 <= number <= len(stage.hints)
