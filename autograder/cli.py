@@ -66,7 +66,7 @@ def cmd_hint(args) -> int:
     stage = course.stage(args.key)
     shown = progress.hints_shown(course).get(stage.key, [])
     latest = progress.latest(course, stage.key)
-    failures = [c for c in latest.checks if not c.passed] if latest is not None else []
+    failures = progress.answerable(latest) if latest is not None else []
     nxt = progress.next_hint(stage, shown, failures)
     if nxt is None:
         print(f"All {len(stage.hints)} hints for stage {stage.number} ({stage.key}) are shown:")

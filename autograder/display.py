@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .course import Course
-from .progress import next_hint
+from .progress import answerable, next_hint
 from .results import CheckResult, SubmissionResult
 
 
@@ -86,7 +86,7 @@ def print_check(console: Console, course: Course, result: SubmissionResult, hint
         shown = hints_shown.get(stage.key, [])
         if shown:
             console.print(f"  [cyan]hint {shown[-1]}/{len(spec.hints)}:[/cyan] {escape(spec.hints[shown[-1] - 1])}")
-        nxt = next_hint(spec, shown, [c for c in stage.checks if not c.passed])
+        nxt = next_hint(spec, shown, answerable(stage))
         if nxt is not None:
             number, answers = nxt
             what = f"a hint for [italic]{escape(answers.name)}[/italic]" if answers is not None else \

@@ -102,6 +102,12 @@ def mark_shown(course: Course, key: str, number: int) -> None:
     _write(state_dir(course) / HINTS, shown)
 
 
+def answerable(result: StageResult) -> list[CheckResult]:
+    """The failures a hint may answer: those of a stage whose code ran (not one that is missing, does not import
+    or is not implemented yet: every check fails the same way there, and the first hint is the answer)."""
+    return [c for c in result.checks if not c.passed] if result.status == "graded" else []
+
+
 def answering(stage: Stage, failures: list[CheckResult]) -> list[tuple[int, CheckResult]]:
     """The hints course.yml names (``hint_for``) for these failures: known mistakes first, then check names."""
     found: list[tuple[int, CheckResult]] = []

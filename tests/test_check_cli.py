@@ -259,3 +259,10 @@ def test_every_hint_for_pattern_names_a_real_check_or_mistake(course):
         for pattern, number in stage.hint_for:
             assert pattern.lower() in text.lower(), (stage.key, pattern)
             assert 1 <= number <= len(stage.hints)
+
+
+def test_an_untouched_stub_gets_the_first_hint(tmp_path):
+    proc = autograder("check", str(ROOT / "exercises"), "--stage", "1", "--public-only", cwd=tmp_path)
+    assert "not implemented yet" in proc.stdout
+    hint = autograder("hint", "1", cwd=tmp_path)
+    assert "Hint 1/" in hint.stdout and "failing check" not in hint.stdout, hint.stdout
