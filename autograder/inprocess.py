@@ -97,6 +97,7 @@ def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | Non
 
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     sub = Submission(student=student or _student_id(), sources={key: (stage.file, "")})
 
     def open_student(submission, stage_):
@@ -166,6 +167,7 @@ def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = F
 
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     if seed is None:
         seed = secrets.randbits(31)
     result = run_stage(key, namespace, hidden=hidden, fixed_seed=seed, course=course)
@@ -222,6 +224,7 @@ def nbgrader_score(key: str, namespace: dict, *, seed: int | None = None, course
     those of ``python -m autograder grade``: the stage's points from course.yml shared over the check weights."""
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     result = run_stage(key, namespace, hidden=True, seed=seed, course=course)
     if result is None:
         print(f"{key}: no checks")
