@@ -162,3 +162,16 @@ def test_nan_is_reported_as_nan_not_as_an_infinite_error():
     assert not ok and "1 NaN where a number was expected" in text and "inf" not in text, text
     ok, text = compare(torch.tensor([1.5, float("nan")]), torch.tensor([1.0, 2.0]), 1e-6, 1e-8)
     assert "max abs error 0.5" in text and "1 NaN where a number was expected" in text, text
+
+
+def test_a_recorded_stage_seed_draws_the_same_inputs_as_fixed_seed(course, sandbox):
+    """A class's recorded per-stage seed, given back as ``fixed_seed`` (``check --seed``), reproduces the
+    messages of the random checks, whoever the student is."""
+    sub = Submission("alice", sources={"loop_average": ("01_loop_average.py", mistake_source(
+        ROOT / "tests" / "mistakes" / "loop_average__sum_not_mean.py", ROOT))})
+    graded = grade(course, [sub], stages=["loop_average"], seed=7, sandbox=sandbox)[0].stage("loop_average")
+    again = grade(course, [Submission("another-name", sources=sub.sources)], stages=["loop_average"],
+                  fixed_seed=graded.seed, sandbox=sandbox)[0].stage("loop_average")
+    assert again.seed == graded.seed
+    hidden = [(c.name, c.message) for c in graded.checks if c.hidden and not c.passed]
+    assert hidden and hidden == [(c.name, c.message) for c in again.checks if c.hidden and not c.passed]
