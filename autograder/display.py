@@ -1,4 +1,4 @@
-"""Terminal output for learners: the progress table, the first failure of each stage, the next hint."""
+"""Terminal output for learners: the progress table, each stage's failing checks, the hint that answers them."""
 
 from __future__ import annotations
 
