@@ -75,7 +75,7 @@ def cmd_hint(args) -> int:
         return 0
     number, answers = nxt
     progress.mark_shown(course, stage.key, number)
-    about = f", for the failing check \"{answers.name}\"" if answers is not None else ""
+    about = f", for {answers}" if answers is not None else ""
     print(f"Hint {number}/{len(stage.hints)} for stage {stage.number} ({stage.key}: {stage.title}){about}:\n"
           f"  {stage.hints[number - 1]}")
     return 0

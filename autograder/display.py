@@ -89,8 +89,7 @@ def print_check(console: Console, course: Course, result: SubmissionResult, hint
         nxt = next_hint(spec, shown, answerable(stage))
         if nxt is not None:
             number, answers = nxt
-            what = f"a hint for [italic]{escape(answers.name)}[/italic]" if answers is not None else \
-                f"hint {number}/{len(spec.hints)}"
+            what = f"a hint for {escape(answers)}" if answers is not None else f"hint {number}/{len(spec.hints)}"
             console.print(f"  [dim]stuck? `python -m autograder hint {spec.number}` shows {what}[/dim]")
         if stage.seed is not None and any(f.hidden for f in failures):
             console.print(f"  [dim](random inputs: `python -m autograder check {escape(folder)} --stage {spec.number} "

@@ -108,23 +108,24 @@ def answerable(result: StageResult) -> list[CheckResult]:
     return [c for c in result.checks if not c.passed] if result.status == "graded" else []
 
 
-def answering(stage: Stage, failures: list[CheckResult]) -> list[tuple[int, CheckResult]]:
-    """The hints course.yml names (``hint_for``) for these failures: known mistakes first, then check names."""
-    found: list[tuple[int, CheckResult]] = []
-    for field in ("mistake", "name"):
+def answering(stage: Stage, failures: list[CheckResult]) -> list[tuple[int, str]]:
+    """The hints course.yml names (``hint_for``) for these failures, with what each answers ("the known mistake
+    X", "the failing check Y"): known mistakes first, then check names."""
+    found: list[tuple[int, str]] = []
+    for field, label in (("mistake", "the known mistake"), ("name", "the failing check")):
         for failure in failures:
-            text = (getattr(failure, field) or "").lower()
+            text = getattr(failure, field) or ""
             for pattern, number in stage.hint_for:
-                if text and pattern.lower() in text and number not in [n for n, _ in found]:
-                    found.append((number, failure))
+                if text and pattern.lower() in text.lower() and number not in [n for n, _ in found]:
+                    found.append((number, f'{label} "{text}"'))
     return found
 
 
-def next_hint(stage: Stage, shown: list[int], failures: list[CheckResult]) -> tuple[int, CheckResult | None] | None:
-    """The hint to show next: one that answers a failure and is not shown yet, else the first not shown yet;
-    None when every hint is shown."""
-    for number, failure in answering(stage, failures):
+def next_hint(stage: Stage, shown: list[int], failures: list[CheckResult]) -> tuple[int, str | None] | None:
+    """The hint to show next and what it answers: one that answers a failure and is not shown yet, else the first
+    not shown yet (answering nothing in particular); None when every hint is shown."""
+    for number, about in answering(stage, failures):
         if number not in shown:
-            return number, failure
+            return number, about
     rest = [n for n in range(1, len(stage.hints) + 1) if n not in shown]
     return (rest[0], None) if rest else None
