@@ -176,12 +176,16 @@ def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float)
     if bool(ok.all()):
         return True, ""
     bad = (~ok).nonzero()[0].tolist()
-    diff = (g - e).abs()
-    diff = torch.where(torch.isnan(diff), torch.full_like(diff, float("inf")), diff)
     n_bad = int((~ok).sum())
+    nan = ~ok & (torch.isnan(g) | torch.isnan(e))  # a NaN where a number belongs, or a number where NaN does
+    diff = (g - e).abs()[~ok & ~nan]
+    errors = [f"max abs error {_fmt(float(diff.max()))}"] if diff.numel() else []
+    if bool(torch.isnan(g)[nan].any()):
+        errors.append(f"{int((nan & torch.isnan(g)).sum())} NaN where a number was expected")
+    if bool((nan & ~torch.isnan(g)).any()):
+        errors.append(f"{int((nan & ~torch.isnan(g)).sum())} numbers where NaN was expected")
     return False, (f"{n_bad} of {g.numel()} values differ; first at index {tuple(bad)}: expected "
-                   f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; "
-                   f"max abs error {_fmt(float(diff.max()))}")
+                   f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; " + "; ".join(errors))
 
 
 def diagnose(got: torch.Tensor, mistakes: dict | None, rtol: float, atol: float) -> str | None:

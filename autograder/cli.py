@@ -18,42 +18,25 @@ from .course import CourseError, load_course
 
 # modules that add subcommands (instructor tools); a missing one is skipped
 COMMAND_MODULES = ("autograder.grade", "autograder.gradescope", "autograder.nbgrader_build", "autograder.release")
-STATE_DIR = ".autograder"
 
 
 def _course(args):
     return load_course(args.course)
 
 
-def _hints_file() -> Path:
-    return Path.cwd() / STATE_DIR / "hints.json"
-
-
-def load_hints_shown() -> dict[str, int]:
-    try:
-        data = json.loads(_hints_file().read_text())
-        return {k: int(v) for k, v in data.items()} if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _save_hints_shown(shown: dict[str, int]) -> None:
-    path = _hints_file()
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(shown, indent=2))
-
-
 def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None):
+    """``seed``: the seed of every checked stage's random inputs, the one a failure prints (random when None)."""
     from .runner import grade, submission_from_folder
 
     sub = submission_from_folder(course, folder, student=folder.name or "you")
-    return grade(course, [sub], stages=stages, devices=devices, seed=seed, include_hidden=include_hidden,
+    return grade(course, [sub], stages=stages, devices=devices, fixed_seed=seed, include_hidden=include_hidden,
                  sandbox=sandbox)[0]
 
 
 def cmd_check(args) -> int:
     from rich.console import Console
 
+    from . import progress
     from .display import print_check
     from .results import check_json
 
@@ -62,38 +45,46 @@ def cmd_check(args) -> int:
     if not folder.is_dir():
         print(f"autograder: {folder} is not a folder", file=sys.stderr)
         return 2
-    stages = [args.stage] if args.stage else None
-    if args.stage:
-        course.stage(args.stage)
+    stages = [course.stage(args.stage).key] if args.stage else None
     devices = [args.device] if args.device else None
     result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
                        include_hidden=not args.public_only)
+    progress.record(course, result.stages)
     if args.json:
         print(json.dumps(check_json(result), indent=2))
     else:
-        print_check(Console(), course, result, load_hints_shown())
+        print_check(Console(), course, result, progress.hints_shown(course), verbose=args.verbose,
+                    folder=args.folder)
     return 0 if all(s.full_marks for s in result.stages) else 1
 
 
 def cmd_hint(args) -> int:
+    """The next hint of a stage: the one that answers its latest failing check when course.yml names one."""
+    from . import progress
+
     course = _course(args)
     stage = course.stage(args.key)
-    shown = load_hints_shown()
-    n = shown.get(stage.key, 0)
-    if n >= len(stage.hints):
-        print(f"All {len(stage.hints)} hints for {stage.key} are shown:")
+    shown = progress.hints_shown(course).get(stage.key, [])
+    latest = progress.latest(course, stage.key)
+    failures = progress.answerable(latest) if latest is not None else []
+    nxt = progress.next_hint(stage, shown, failures)
+    if nxt is None:
+        print(f"All {len(stage.hints)} hints for stage {stage.number} ({stage.key}) are shown:")
         for i, h in enumerate(stage.hints, 1):
             print(f"  {i}. {h}")
         return 0
-    shown[stage.key] = n + 1
-    _save_hints_shown(shown)
-    print(f"Hint {n + 1}/{len(stage.hints)} for {stage.key} ({stage.title}):\n  {stage.hints[n]}")
+    number, answers = nxt
+    progress.mark_shown(course, stage.key, number)
+    about = f", for {answers}" if answers is not None else ""
+    print(f"Hint {number}/{len(stage.hints)} for stage {stage.number} ({stage.key}: {stage.title}){about}:\n"
+          f"  {stage.hints[number - 1]}")
     return 0
 
 
 def cmd_watch(args) -> int:  # pragma: no cover - interactive loop, exercised by hand
     from rich.console import Console
 
+    from . import progress
     from .display import print_check
     from .sandbox import Sandbox
 
@@ -113,7 +104,7 @@ def cmd_watch(args) -> int:  # pragma: no cover - interactive loop, exercised by
                 last = now
                 console.clear()
                 result = run_check(course, folder, devices=[args.device] if args.device else None, sandbox=sandbox)
-                print_check(console, course, result, load_hints_shown())
+                print_check(console, course, result, progress.hints_shown(course), folder=args.folder)
                 console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
             try:
                 time.sleep(args.interval)
@@ -129,15 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check a folder of stage files (default exercises/)")
     p.add_argument("folder", nargs="?", default="exercises")
-    p.add_argument("--stage", help="check one stage only (its key)")
+    p.add_argument("--stage", help="check one stage only (its number or key)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every failing check, not only the first")
     p.add_argument("--device", help="run on this device only (cpu, cuda, mps)")
     p.add_argument("--json", action="store_true", help="print the results as JSON on stdout, nothing else")
-    p.add_argument("--seed", type=int, help="seed of the random hidden inputs (to reproduce a failure)")
+    p.add_argument("--seed", type=int, help="seed of the random inputs, as printed with a failure (reproduces it)")
     p.add_argument("--public-only", action="store_true", help="run only the public checks")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("hint", help="reveal the next hint of a stage")
-    p.add_argument("key", help="stage key, e.g. tril_average")
+    p.add_argument("key", help="stage number or key, e.g. 2 or tril_average")
     p.set_defaults(func=cmd_hint)
 
     p = sub.add_parser("watch", help="re-check whenever a stage file is saved")

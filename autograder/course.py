@@ -42,6 +42,8 @@ class Stage:
     summary: str = ""
     index: int = 0
     track: str = "core"
+    # (pattern, hint number): the hint that answers a failing check whose known mistake or name contains pattern
+    hint_for: tuple[tuple[str, int], ...] = ()
 
     @property
     def number(self) -> int:
@@ -62,10 +64,12 @@ class Course:
         return [s.key for s in self.stages]
 
     def stage(self, key: str) -> Stage:
+        """The stage with this key, or with this number ("6": a key never starts with a digit)."""
         for s in self.stages:
-            if s.key == key:
+            if s.key == key or (isinstance(key, str) and key.isdigit() and int(key) == s.number):
                 return s
-        raise KeyError(f"unknown stage {key!r}; stages are: {', '.join(self.keys)}")
+        raise KeyError(f"unknown stage {key!r}; stages are: "
+                       f"{', '.join(f'{s.number} {s.key}' for s in self.stages)}")
 
     def by_file(self, name: str) -> Stage | None:
         for s in self.stages:
@@ -141,6 +145,12 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
         hints = raw["hints"]
         if not isinstance(hints, list) or not hints or not all(isinstance(h, str) and h.strip() for h in hints):
             raise _err(path, f"{where}.hints", "must be a non-empty list of strings, gentle first")
+        hint_for = raw.get("hint_for", {})
+        if not isinstance(hint_for, dict) or not all(
+                isinstance(p, str) and p.strip() and isinstance(n, int) and not isinstance(n, bool)
+                and 1 <= n <= len(hints) for p, n in hint_for.items()):
+            raise _err(path, f"{where}.hint_for", f"must map a known mistake or check name (or part of one) to "
+                                                  f"the number of the hint that answers it, 1 to {len(hints)}")
         functions = raw.get("functions", [])
         if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
             raise _err(path, f"{where}.functions", "must be a list of names")
@@ -153,7 +163,8 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
                                                f"the track the stage belongs to (got {track!r})")
         stages.append(Stage(key=key, file=file, title=title.strip(), points=points,
                             hints=tuple(h.strip() for h in hints), functions=tuple(functions),
-                            summary=summary.strip(), index=i, track=track))
+                            summary=summary.strip(), index=i, track=track,
+                            hint_for=tuple((p.strip(), n) for p, n in hint_for.items())))
     selected = _select(path, data.get("select", SELECT_ALL), stages)
     for s in selected:
         if check_files and not any((root / d / s.file).is_file() for d in ("solutions", "exercises")):

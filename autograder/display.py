@@ -1,4 +1,4 @@
-"""Terminal output for learners: the progress table, the first failure of each stage, the next hint."""
+"""Terminal output for learners: the progress table, each stage's failing checks, the hint that answers them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from .course import Course
-from .results import SubmissionResult
+from .progress import answerable, next_hint
+from .results import CheckResult, SubmissionResult
 
 
 def _bar(score: float, max_score: float, width: int = 12) -> str:
@@ -41,29 +42,67 @@ def progress_table(course: Course, result: SubmissionResult) -> Table:
     return table
 
 
-def print_check(console: Console, course: Course, result: SubmissionResult, hints_shown: dict[str, int]) -> None:
+def failure_lines(check: CheckResult) -> list[str]:
+    """A failing check as rich markup lines: its message, and the known mistake unless the message names it."""
+    lines = ["  " + escape(check.message).replace("\n", "\n  ")] if check.message else []
+    if check.mistake and check.mistake not in check.message:
+        lines.append(f"  [magenta]known mistake:[/magenta] {escape(check.mistake)}")
+    return lines
+
+
+def print_check(console: Console, course: Course, result: SubmissionResult, hints_shown: dict[str, list[int]], *,
+                verbose: bool = False, folder: str = "exercises") -> None:
+    """The progress table, then for each stage that lost points its first failing check (every one when
+    ``verbose``), the latest hint shown and how to get the next, and the command that reproduces random inputs."""
     console.print(progress_table(course, result))
     for stage in result.stages:
-        failure = stage.first_failure
-        if failure is None or stage.status == "missing":
+        failures = [c for c in stage.checks if not c.passed]
+        if not failures or stage.status == "missing":
             continue
-        console.print(f"\n[bold]{course.stage(stage.key).number}. {stage.key}[/bold] — first failing check: "
-                      f"[bold]{escape(failure.name)}[/bold]")
-        console.print("  " + escape(failure.message).replace("\n", "\n  "))
-        if failure.mistake and failure.mistake not in failure.message:
-            console.print(f"  [magenta]known mistake:[/magenta] {escape(failure.mistake)}")
-        hints = course.stage(stage.key).hints
-        shown = hints_shown.get(stage.key, 0)
+        spec = course.stage(stage.key)
+        head = f"\n[bold]{spec.number}. {stage.key}[/bold]"
+        if stage.status == "error":  # every check failed the same way: the file does not import
+            console.print(f"{head} — {escape(spec.file)} could not be imported")
+            console.print("  " + escape(stage.note or failures[0].message).replace("\n", "\n  "))
+            failures = []
+        elif stage.status == "not implemented":
+            console.print(f"{head} — not implemented yet")
+            console.print("  " + escape(failures[0].message).replace("\n", "\n  "))
+            failures = []
+        elif verbose:
+            console.print(f"{head} — {len(failures)} failing checks:" if len(failures) > 1
+                          else f"{head} — failing check:")
+            for failure in failures:
+                console.print(f"  [bold]{escape(failure.name)}[/bold]")
+                for line in failure_lines(failure):
+                    console.print("  " + line)
+        else:
+            console.print(f"{head} — first failing check: [bold]{escape(failures[0].name)}[/bold]"
+                          + (f" [dim](and {len(failures) - 1} more: -v shows them)[/dim]" if len(failures) > 1
+                             else ""))
+            for line in failure_lines(failures[0]):
+                console.print(line)
+            failures = failures[:1]
+        shown = hints_shown.get(stage.key, [])
         if shown:
-            console.print(f"  [cyan]hint {shown}/{len(hints)}:[/cyan] {escape(hints[shown - 1])}")
-        if shown < len(hints):
-            console.print(f"  [dim]stuck? `python -m autograder hint {stage.key}` shows hint {shown + 1}/{len(hints)}[/dim]")
-        if stage.seed is not None and failure.hidden:
-            console.print(f"  [dim](random inputs, seed {stage.seed}: rerun with --seed to reproduce)[/dim]")
+            console.print(f"  [cyan]hint {shown[-1]}/{len(spec.hints)}:[/cyan] {escape(spec.hints[shown[-1] - 1])}")
+        nxt = next_hint(spec, shown, answerable(stage))
+        if nxt is not None:
+            number, answers = nxt
+            what = f"a hint for {escape(answers)}" if answers is not None else f"hint {number}/{len(spec.hints)}"
+            console.print(f"  [dim]stuck? `python -m autograder hint {spec.number}` shows {what}[/dim]")
+        if stage.seed is not None and any(f.hidden for f in failures):
+            console.print(f"  [dim](random inputs: `python -m autograder check {escape(folder)} --stage {spec.number} "
+                          f"--seed {stage.seed}` draws them again)[/dim]", soft_wrap=True)
     done = sum(s.full_marks for s in result.stages)
-    if done == len(result.stages):
+    if len(result.stages) < len(course.stages):
+        names = ", ".join(str(course.stage(s.key).number) for s in result.stages)
+        if done == len(result.stages):
+            console.print(f"\n[green bold]Stage {names} {'has' if len(result.stages) == 1 else 'have'} full marks."
+                          "[/green bold] [dim](`check` without --stage checks every stage)[/dim]")
+    elif done == len(result.stages):
         console.print("\n[green bold]Every stage has full marks.[/green bold]")
-    else:
-        nxt = next(s for s in result.stages if not s.full_marks)
-        console.print(f"\n{done}/{len(result.stages)} stages done. Next up: [bold]{nxt.key}[/bold] "
-                      f"({escape(nxt.title)}).")
+    if done < len(result.stages):
+        nxt_stage = next(s for s in result.stages if not s.full_marks)
+        console.print(f"\n{done}/{len(result.stages)} stages done. Next up: [bold]{nxt_stage.key}[/bold] "
+                      f"({escape(nxt_stage.title)}).")

@@ -47,10 +47,9 @@ def student(request: pytest.FixtureRequest, submission):
 
 @pytest.fixture(scope="module")
 def seed(request: pytest.FixtureRequest, submission) -> int:
-    """The seed of this (run, student, stage): recorded with the result, so a failure can be reproduced."""
-    from .runner import stage_seed
-
-    return stage_seed(_grader(request).base_seed, submission.student, request.module.STAGE)
+    """The seed of this (run, student, stage): recorded with the result and printed with a failure, so that
+    ``check --seed`` reproduces it."""
+    return _grader(request).seed_of(submission.student, request.module.STAGE)
 
 
 @pytest.fixture

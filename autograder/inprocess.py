@@ -9,7 +9,7 @@ sandboxed ``python -m autograder grade`` is the one to trust with a class).
 Three entry points, one per kind of cell:
 
 * :func:`check_stage` — the check cell of the self-learner notebooks (``notebooks/``): runs the checks, keeps the
-  course's progress in ``.autograder/notebook_progress.json`` and shows the progress table.
+  course's progress in the store ``check`` uses too (:mod:`autograder.progress`) and shows the progress table.
 * :func:`nbgrader_public` — the visible test cell of an nbgrader notebook: prints the public checks, raises
   ``AssertionError`` when one fails (so ``nbgrader validate`` reports it).
 * :func:`nbgrader_score` — the hidden test cell: runs every check and *returns* the points earned, which nbgrader
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import os
 import secrets
@@ -35,7 +34,6 @@ from pathlib import Path
 from .course import Course, load_course
 from .results import StageResult, SubmissionResult
 
-PROGRESS_FILE = Path(".autograder") / "notebook_progress.json"
 _COURSE: Course | None = None
 
 
@@ -90,64 +88,33 @@ def _student_id() -> str:
 
 
 def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | None = None,
-              course: Course | None = None, student: str | None = None) -> StageResult | None:
-    """Grade one stage against the functions in ``namespace``; ``None`` when the stage has no graders."""
+              course: Course | None = None, student: str | None = None,
+              fixed_seed: int | None = None) -> StageResult | None:
+    """Grade one stage against the functions in ``namespace``; ``None`` when the stage has no graders.
+    ``seed`` is the run's base seed (as ``grade --seed``), ``fixed_seed`` the stage's own (as ``check --seed``)."""
     from .runner import Submission, grade
     from .sandbox import LocalStudent
 
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     sub = Submission(student=student or _student_id(), sources={key: (stage.file, "")})
 
     def open_student(submission, stage_):
         return LocalStudent(namespace, filename=f"<notebook: {stage.file}>")
 
     with quiet():
-        result = grade(course, [sub], stages=[key], seed=seed, include_hidden=hidden, open_student=open_student)[0]
+        result = grade(course, [sub], stages=[key], seed=seed, include_hidden=hidden, open_student=open_student,
+                       fixed_seed=fixed_seed)[0]
     return next((s for s in result.stages if s.key == key), None)
 
 
 # -- self-learner notebooks ---------------------------------------------------------------------------------
-def _load_progress(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _save_progress(path: Path, result: StageResult) -> None:
-    data = _load_progress(path)
-    data[result.key] = result.to_json()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=1))
-    except OSError:
-        pass  # a read-only folder: the table still shows this stage
-
-
-def progress_result(course: Course, progress: dict) -> SubmissionResult:
-    """The course's progress table data: every stage, those never checked marked as such."""
-    stages = []
-    for stage in course.stages:
-        if stage.key in progress:
-            try:
-                data = dict(progress[stage.key], title=stage.title, max_score=stage.points)
-                stages.append(SubmissionResult.from_json({"student": "", "stages": [data]}).stages[0])
-                continue
-            except (KeyError, TypeError, ValueError):
-                pass
-        stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, status="missing",
-                                  note="not checked yet"))
-    return SubmissionResult(student="your notebooks", stages=stages)
-
-
 def _mark(passed: bool) -> str:
     return "[green]✓[/green]" if passed else "[red]✗[/red]"
 
 
-def show_stage(course: Course, result: StageResult, progress: SubmissionResult | None = None,
-               seed: int | None = None) -> None:
+def show_stage(course: Course, result: StageResult, progress: SubmissionResult | None = None) -> None:
     """Display the progress table, this stage's checks and its first failure, as one rich output (HTML in
     Jupyter, text elsewhere)."""
     from rich.console import Console, Group
@@ -155,7 +122,7 @@ def show_stage(course: Course, result: StageResult, progress: SubmissionResult |
     from rich.table import Table
     from rich.text import Text
 
-    from .display import progress_table
+    from .display import failure_lines, progress_table
 
     stage = course.stage(result.key)
     parts: list = []
@@ -179,11 +146,9 @@ def show_stage(course: Course, result: StageResult, progress: SubmissionResult |
             lines.append("[yellow]Not implemented yet:[/yellow] write the code in the cell above, run it, then run "
                          "this cell again.")
         lines.append(f"First failing check: [bold]{escape(failure.name)}[/bold]")
-        lines.append("  " + escape(failure.message).replace("\n", "\n  "))
-        if failure.mistake:
-            lines.append(f"  [magenta]known mistake:[/magenta] {escape(failure.mistake)}")
-        if failure.hidden and seed is not None:
-            lines.append(f"  [dim](random inputs: check_stage(..., seed={seed}) reproduces them)[/dim]")
+        lines.extend(failure_lines(failure))
+        if failure.hidden and result.seed is not None:
+            lines.append(f"  [dim](random inputs: check_stage(..., seed={result.seed}) draws them again)[/dim]")
         lines.append("[dim]Stuck? Open the hints above this cell, one at a time.[/dim]")
         parts.append(Text.from_markup("\n".join(lines)))
     Console(highlight=False).print(Group(*parts))
@@ -194,13 +159,18 @@ def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = F
     """Check one stage against the learner's functions in ``namespace`` (pass ``globals()``).
 
     ``public`` / ``hidden`` choose which checks are reported (points are shared over every check that ran).
-    Records the result in ``.autograder/notebook_progress.json`` under the current folder and, when ``show``,
-    displays the course's progress table and this stage's checks. Returns the :class:`StageResult`."""
+    ``seed``: the seed of the stage's random inputs, the one a failure prints (the same as ``check --seed``).
+    Records the result in the course's progress store (:mod:`autograder.progress`, shared with ``check``) and,
+    when ``show``, displays the course's progress table and this stage's checks. Returns the
+    :class:`StageResult`."""
+    from . import progress
+
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     if seed is None:
         seed = secrets.randbits(31)
-    result = run_stage(key, namespace, hidden=hidden, seed=seed, course=course)
+    result = run_stage(key, namespace, hidden=hidden, fixed_seed=seed, course=course)
     if result is None:
         result = StageResult(key=key, title=stage.title, max_score=stage.points, status="missing",
                              note="no checks for this stage yet")
@@ -210,11 +180,10 @@ def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = F
     if not public:
         result.checks = [c for c in result.checks if c.hidden]
     if public:
-        _save_progress(Path.cwd() / PROGRESS_FILE, result)
+        progress.record(course, [result])
     if show:
-        progress = _load_progress(Path.cwd() / PROGRESS_FILE)
-        progress[key] = result.to_json()
-        show_stage(course, result, progress_result(course, progress), seed=seed)
+        show_stage(course, result, progress.progress_result(course, {**progress.load_progress(course),
+                                                                     key: result.to_json()}))
     return result
 
 
@@ -226,7 +195,7 @@ def _print_checks(result: StageResult, heading: str) -> None:
         print(f"  {'✓' if check.passed else '✗'} {check.name}")
         if not check.passed and check.message:
             print("      " + check.message.replace("\n", "\n      "))
-        if not check.passed and check.mistake:
+        if not check.passed and check.mistake and check.mistake not in check.message:
             print(f"      known mistake: {check.mistake}")
 
 
@@ -255,6 +224,7 @@ def nbgrader_score(key: str, namespace: dict, *, seed: int | None = None, course
     those of ``python -m autograder grade``: the stage's points from course.yml shared over the check weights."""
     course = _course(course)
     stage = course.stage(key)
+    key = stage.key  # a stage number works too
     result = run_stage(key, namespace, hidden=True, seed=seed, course=course)
     if result is None:
         print(f"{key}: no checks")

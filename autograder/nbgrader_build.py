@@ -11,7 +11,9 @@ a visible test cell (the public checks, 0 points: it prints each check and fails
 ``nbgrader validate`` reports) and a hidden test cell worth the stage's points whose *value* is the points earned
 on all the checks, public and hidden (nbgrader reads a grade cell's numeric value as partial credit). Both test
 cells are one call into the installed package (:mod:`autograder.inprocess`), so the checks themselves never sit
-in the notebook, in ``source/`` or in the release.
+in the notebook, in ``source/`` or in the release. The visible cell needs only public material: the students'
+kernels install the student release (``python -m autograder release``: public graders and recorded reference
+values, no oracles, no hidden graders); only the grading kernel needs the instructor's package.
 
 nbgrader behaviours the course is built around (nbgrader 0.9, measured):
 

@@ -4,7 +4,8 @@ What a release holds, and nothing else:
 
 - ``exercises/``: the stubs, rendered from ``solutions/`` (the code between the solution markers removed);
 - ``course.yml``: stages, points and hints;
-- the ``autograder`` package as far as ``check``, ``hint`` and ``watch`` need it: an explicit list of modules
+- the ``autograder`` package as far as ``check``, ``hint``, ``watch`` and the visible test cells of an nbgrader
+  class (:func:`autograder.inprocess.nbgrader_public`) need it: an explicit list of modules
   (:data:`SHIPPED`), the public graders and the grader helpers they import;
 - ``autograder/data/snapshot``: the values the oracle gave the public checks when they ran at release time
   against the solutions (and against the mistake catalogue in ``tests/mistakes/``, so that failure paths find
@@ -49,6 +50,8 @@ SHIPPED = (
     "cli.py",
     "course.py",
     "display.py",
+    "progress.py",
+    "inprocess.py",
     "results.py",
     "runner.py",
     "fixtures.py",
@@ -61,11 +64,11 @@ SHIPPED = (
     "graders/inputs.py",
 )
 # Modules (dotted, under autograder.) a student never gets: reference code, hidden checks, instructor tools, the
-# notebook machinery. A shipped module may mention them (cli.py names the instructor commands, oracle.py imports
+# notebook generator. A shipped module may mention them (cli.py names the instructor commands, oracle.py imports
 # oracles when it exists): they are optional there and nowhere else.
 NOT_SHIPPED = (
     "oracles", "graders.hidden", "generate", "release", "grade", "gradescope", "nbgrader_build", "collect", "store",
-    "report", "reports", "notebooks", "inprocess", "catalogue",
+    "report", "reports", "notebooks", "catalogue",
 )
 
 

@@ -91,6 +91,9 @@ def grader_files(course: Course, stages: list[str] | None = None, include_hidden
 
 
 def stage_seed(base_seed: int, student: str, stage: str) -> int:
+    """The seed of a stage's random inputs, derived from the run's base seed and the student (each student of a
+    class gets their own inputs). This is the one seed a learner sees: printed with a failure, recorded in the
+    results, and taken back by ``check --seed`` (``grade(fixed_seed=...)``) to draw the same inputs again."""
     digest = hashlib.sha256(f"{base_seed}:{student}:{stage}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
 
@@ -128,8 +131,9 @@ class GraderPlugin:
     def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
                  open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
                  isolation: str = "", claim: Callable[[], int | None] | None = None,
-                 ready: Callable[[], bool] | None = None):
+                 ready: Callable[[], bool] | None = None, fixed_seed: int | None = None):
         self.course = course
+        self.fixed_seed = fixed_seed  # every stage's seed, instead of one derived from base_seed
         self.ready = ready  # called once the checks are collected, before the first is run; False: run none
         self.submissions = submissions
         self.claim = claim  # shared with other judges: the index of the next submission to grade, None at the end
@@ -179,12 +183,18 @@ class GraderPlugin:
         self._per_stage = {key: len(nodeids) for key, nodeids in stage_of.items()}
         self._n_items = len(items)
 
+    def seed_of(self, student: str, stage_key: str) -> int:
+        """The seed of this student's stage: ``fixed_seed`` when given, else derived from the base seed."""
+        if self.fixed_seed is not None:
+            return self.fixed_seed
+        return stage_seed(self.base_seed, student, stage_key)
+
     def _begin(self, sub: Submission) -> None:
         """The empty result of a submission about to be graded (its checks fill it in)."""
         self.results[sub.student] = SubmissionResult(
             student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
             stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
-                                seed=stage_seed(self.base_seed, sub.student, s.key))
+                                seed=self.seed_of(sub.student, s.key))
                     for s in self.course.stages if s.key in self._per_stage])
         self._pending[sub.student] = self._n_items
         for key, n in self._per_stage.items():
@@ -379,7 +389,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
           devices: list[str] | None = None, seed: int | None = None, include_hidden: bool = True,
           limits: Limits | None = None, on_done: Callable | None = None, sandbox: Sandbox | None = None,
           open_student: Callable | None = None, claim: Callable[[], int | None] | None = None,
-          ready: Callable[[], bool] | None = None) -> list[SubmissionResult]:
+          ready: Callable[[], bool] | None = None, fixed_seed: int | None = None) -> list[SubmissionResult]:
     """Grade ``submissions`` and return their results in the same order (with ``claim``, a function shared
     with other judges that returns the index of the next submission to grade or None: only those this process
     claimed).
@@ -389,7 +399,10 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
     returns False, nothing is graded.
 
     ``open_student(submission, stage)`` may be given to run learner code elsewhere (notebooks run it
-    in-process); by default every stage gets a fresh child of a sandboxed worker."""
+    in-process); by default every stage gets a fresh child of a sandboxed worker.
+
+    ``fixed_seed``: the seed of every stage's random inputs (the per-stage seed a failure prints), instead of
+    one derived from ``seed``, the student and the stage: it draws that failure's inputs again."""
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -418,7 +431,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
 
     plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
                           on_done=on_done, isolation=isolation, claim=claim,
-                          ready=when_ready if ready is not None else None)
+                          ready=when_ready if ready is not None else None, fixed_seed=fixed_seed)
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
         results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())

@@ -164,7 +164,11 @@ class StudentCodeError(StudentFailure):
 
 
 class MissingName(StudentCodeError):
-    pass
+    """A name the stage asks for is not in the learner's file: nothing was raised by their code."""
+
+    def __init__(self, error: dict):
+        super().__init__(error)
+        self.args = (error.get("message") or "a name this stage needs is not defined in your file",)
 
 
 class StudentTimeout(StudentFailure):
@@ -817,6 +821,23 @@ def _drain(stream) -> None:
 # ───────────────────────────── the proxy graders talk to ─────────────────────────────
 
 
+def call_text(name: str, args, kwargs, *, cast=None, to="cpu", noncontig=False) -> str:
+    """A call as the learner's function received it: ``name(<tensor (2, 5, 3) float32>, dim=0)``."""
+    import torch
+
+    def one(value) -> str:
+        if isinstance(value, torch.Tensor):
+            dtype = cast if cast is not None and value.is_floating_point() else value.dtype
+            where = f" on {to}" if str(to) != "cpu" else ""
+            return (f"<tensor {tuple(value.shape)} {str(dtype).removeprefix('torch.')}{where}"
+                    f"{', non-contiguous' if noncontig and value.dim() > 1 else ''}>")
+        text = repr(value)
+        return text if len(text) <= 40 else f"<{type(value).__name__}>"
+
+    parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
 @dataclass
 class StudentProxy:
     """Calls into one learner file, in its own child process. Every method returns plain values."""
@@ -960,7 +981,13 @@ class StudentProxy:
         req, blob = self._pack("call", args, kwargs, to=to, cast=cast, noncontig=noncontig,
                                grad_inputs=grad_inputs, name=name, record=bool(record) or None,
                                return_inputs=return_inputs or None, upstream=upstream, seed=seed)
-        reply = self.request(req, blob)
+        try:
+            reply = self.request(req, blob)
+        except StudentCodeError as exc:
+            if not isinstance(exc, MissingName) and not str(exc).startswith("your file could not be imported"):
+                exc.call = call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig)
+                exc.args = (f"{exc.call}: {exc}",)
+            raise
         _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
         if record:
             def again(fresh_args, fresh_kwargs):

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,9 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def autograder(*args, cwd=ROOT):
+def autograder(*args, cwd=ROOT, state=None):
+    """``python -m autograder ARGS`` with its progress store in ``state`` (default: CWD/.autograder, or a fresh
+    folder when CWD is the repository)."""
+    if state is None:
+        state = Path(tempfile.mkdtemp(prefix="ag-state-")) if Path(cwd) == ROOT else Path(cwd) / ".autograder"
+    env = dict(os.environ, AUTOGRADER_STATE=str(state))
     return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600)
+                          timeout=600, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +86,7 @@ def test_table_output_names_the_first_failure_and_a_hint(folder_with, tmp_path):
     out = proc.stdout
     assert "tril_average" in out and "first failing check" in out
     assert "upper instead of lower triangle" in out
-    assert "autograder hint tril_average" in out
+    assert "autograder hint 2" in out
     assert "Traceback" not in out + proc.stderr
 
 
@@ -111,3 +119,151 @@ def test_missing_and_broken_files_cost_only_their_stage(folder_with):
     (stage,) = json.loads(proc.stdout)["stages"]
     assert stage["status"] == "error" and stage["score"] == 0
     assert "could not be imported" in stage["checks"][0]["message"] and "SyntaxError" in stage["checks"][0]["message"]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_printed_seed_draws_the_same_inputs_again(folder_with, tmp_path):
+    """The command printed with a failure on random inputs reproduces that failure exactly."""
+    folder = folder_with({"01_loop_average.py": ROOT / "tests/mistakes/loop_average__sum_not_mean.py"})
+    first = autograder("check", folder.name, "--stage", "1", "-v", cwd=folder.parent)
+    command = re.search(r"`python -m autograder (check [^`]*)`", first.stdout)
+    assert command, first.stdout
+    assert "--seed" in command.group(1)
+    again = autograder(*command.group(1).split(), "-v", cwd=folder.parent)
+    assert again.stdout == first.stdout  # the same inputs, values, errors and seed
+    other = autograder("check", folder.name, "--stage", "1", "-v", "--seed", "12345", cwd=folder.parent)
+    assert other.stdout != first.stdout
+
+
+def test_verbose_shows_every_failing_check(folder_with, tmp_path):
+    folder = folder_with({"01_loop_average.py": ROOT / "tests/mistakes/loop_average__sum_not_mean.py"})
+    data = json.loads(autograder("check", str(folder), "--stage", "1", "--json", "--seed", "7").stdout)
+    failing = [c["name"] for c in data["stages"][0]["checks"] if not c["passed"]]
+    assert len(failing) > 1
+    short = autograder("check", str(folder), "--stage", "1", "--seed", "7", cwd=tmp_path).stdout
+    full = autograder("check", str(folder), "--stage", "1", "--seed", "7", "-v", cwd=tmp_path).stdout
+    assert [n for n in failing if n in short] == failing[:1]
+    assert f"and {len(failing) - 1} more" in _words(short)
+    assert all(n in _words(full) for n in failing), full
+
+
+def test_stage_numbers_work_wherever_keys_do(folder_with, tmp_path, course):
+    proc = autograder("check", str(folder_with()), "--stage", "6", "--json", "--public-only")
+    assert [s["key"] for s in json.loads(proc.stdout)["stages"]] == ["self_attention"]
+    hint = autograder("hint", "6", cwd=tmp_path)
+    assert hint.returncode == 0 and course.stage("self_attention").hints[0] in hint.stdout
+    bad = autograder("hint", str(len(course.all_stages) + 1), cwd=tmp_path)
+    assert bad.returncode == 2 and "1 loop_average" in bad.stderr
+
+
+def test_a_hint_answers_the_latest_failing_check(folder_with, tmp_path, course):
+    """After `check` names a known mistake, `hint` gives the hint course.yml names for it, not hint 1."""
+    hints = course.stage("tril_average").hints
+    folder = folder_with({"02_tril_average.py": ROOT / "tests/mistakes/tril_average__triu.py"})
+    check = autograder("check", str(folder), "--stage", "2", cwd=tmp_path)
+    assert "upper instead of lower triangle" in check.stdout
+    assert "shows a hint for" in _words(check.stdout)
+    hint = autograder("hint", "2", cwd=tmp_path)
+    assert hints[1] in hint.stdout and "Hint 2/" in hint.stdout
+    assert 'for the known mistake "upper instead of lower triangle (torch.triu)"' in hint.stdout, hint.stdout
+    nxt = autograder("hint", "2", cwd=tmp_path)  # then another one, not the same again
+    assert "Hint 2/" not in nxt.stdout and "Hint " in nxt.stdout
+
+
+def test_no_hint_is_the_solution(course):
+    """Hints teach: none of them holds a statement of the solution's code (spaces ignored)."""
+    import ast
+
+    for stage in course.stages:
+        tree = ast.parse((ROOT / "solutions" / stage.file).read_text())
+        statements = set()
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef):
+                for node in ast.walk(fn):
+                    if isinstance(node, (ast.Return, ast.Assign, ast.AugAssign, ast.For)):
+                        text = "".join(ast.unparse(node).split("\n")[0].split())
+                        if len(text) >= 20:
+                            statements.add(text.rstrip(":"))
+        for number, hint in enumerate(stage.hints, 1):
+            flat = "".join(hint.split())
+            assert not [s for s in statements if s in flat], (stage.key, number, hint)
+        last = stage.hints[-1]
+        assert "".join(last.split()) not in "".join((ROOT / "solutions" / stage.file).read_text().split())
+
+
+def test_one_stage_with_full_marks_is_not_every_stage(tmp_path):
+    proc = autograder("check", str(ROOT / "solutions"), "--stage", "loop_average", "--public-only", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "Every stage has full marks" not in proc.stdout
+    assert "Stage 1 has full marks" in proc.stdout
+
+
+def test_a_file_that_does_not_import_is_not_shown_as_a_failing_check(folder_with, tmp_path):
+    folder = folder_with({"02_tril_average.py": "def causal_mean_weights(T:\n"})
+    out = _words(autograder("check", str(folder), "--stage", "2", cwd=tmp_path).stdout)
+    assert "02_tril_average.py could not be imported" in out and "SyntaxError" in out
+    assert "first failing check" not in out
+
+
+def test_check_and_the_notebooks_share_one_progress_store(folder_with, tmp_path, monkeypatch, course):
+    from autograder import inprocess, progress
+
+    state = tmp_path / "state"
+    folder = folder_with({"01_loop_average.py": ROOT / "tests/mistakes/loop_average__sum_not_mean.py"})
+    autograder("check", str(folder), "--stage", "1", "--public-only", state=state)
+    monkeypatch.setenv("AUTOGRADER_STATE", str(state))
+    namespace: dict = {}
+    exec((ROOT / "solutions" / course.stage("tril_average").file).read_text(), namespace)
+    inprocess.check_stage("2", namespace, show=False)  # a stage number works in notebooks too
+    table = {s.key: (s.score, s.status) for s in progress.progress_result(course).stages}
+    assert 0 < table["loop_average"][0] < 10  # what `check` saw
+    assert table["tril_average"][0] == pytest.approx(10)  # what the notebook saw
+    assert table["softmax_average"][1] == "missing"
+
+
+def test_a_missing_function_is_not_reported_as_raised(folder_with):
+    folder = folder_with({"02_tril_average.py": "import torch\n\n\ndef causal_mean_weights(T, *, device=None, "
+                          "dtype=None):\n    w = torch.ones(T, T, device=device, dtype=dtype).tril()\n"
+                          "    return w / w.sum(-1, keepdim=True)\n"})
+    data = json.loads(autograder("check", str(folder), "--stage", "2", "--json", "--public-only").stdout)
+    messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
+    assert messages and any("causal_mean_matmul is not defined in your file" in m for m in messages), messages
+    assert not [m for m in messages if "raised MissingName" in m], messages
+
+
+@pytest.mark.parametrize("stage, file, function", [("2", "02_tril_average.py", "causal_mean_matmul"),
+                                                     ("4", "04_dot_product_attention.py", "context_vectors")])
+def test_an_exception_names_the_call_and_the_input_shapes(folder_with, stage, file, function):
+    source = (ROOT / "solutions" / file).read_text().replace(
+        f"def {function}(x", f"def {function}(x, *_):\n    raise RuntimeError('boom')\n\n\ndef _unused(x")
+    folder = folder_with({file: source})
+    data = json.loads(autograder("check", str(folder), "--stage", stage, "--json", "--public-only").stdout)
+    messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
+    assert messages
+    for message in messages:
+        assert re.match(rf"{function}\(<tensor \([0-9, ]+\) float(32|64)[^>]*>\): your code raised RuntimeError: boom",
+                        message), message
+
+
+def test_every_hint_for_pattern_names_a_real_check_or_mistake(course):
+    """A ``hint_for`` entry that matches no check name and no known mistake would never be shown."""
+    graders = ROOT / "autograder" / "graders"
+    shared = (graders / "attention.py").read_text() + (ROOT / "autograder" / "checking.py").read_text()
+    for stage in course.stages:
+        text = shared + "".join(p.read_text() for p in [graders / "public" / f"test_{stage.key}.py",
+                                                        graders / "hidden" / f"test_{stage.key}.py",
+                                                        ROOT / "autograder" / "oracles" / f"{stage.key}.py"]
+                                if p.is_file())
+        for pattern, number in stage.hint_for:
+            assert pattern.lower() in text.lower(), (stage.key, pattern)
+            assert 1 <= number <= len(stage.hints)
+
+
+def test_an_untouched_stub_gets_the_first_hint(tmp_path):
+    proc = autograder("check", str(ROOT / "exercises"), "--stage", "1", "--public-only", cwd=tmp_path)
+    assert "not implemented yet" in proc.stdout
+    hint = autograder("hint", "1", cwd=tmp_path)
+    assert "Hint 1/" in hint.stdout and ", for " not in hint.stdout, hint.stdout

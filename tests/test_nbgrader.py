@@ -328,3 +328,51 @@ def test_hidden_checks_take_the_student_id_from_the_autograde_folder(tmp_path, m
     assert inprocess._student_id() == "alice"  # as `grade` names the student of submitted/alice/
     monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
     assert inprocess._student_id() == "notebook"
+
+
+# -- the students' kernels need only the student release -------------------------------------------------------
+VISIBLE_CELL = r'''
+import importlib.util, pathlib, sys
+import autograder
+assert pathlib.Path(autograder.__file__).resolve().parent == pathlib.Path(sys.argv[1]).resolve() / "autograder"
+assert importlib.util.find_spec("autograder.oracles") is None, "the oracles are there"
+assert not (pathlib.Path(autograder.__file__).parent / "graders" / "hidden").exists(), "the hidden graders are there"
+namespace = {}
+exec(pathlib.Path(sys.argv[2]).read_text(), namespace)  # the student's code cell
+exec(sys.argv[3], namespace)                            # the visible test cell, as generated
+'''
+
+
+@pytest.fixture(scope="module")
+def student_release(tmp_path_factory):
+    from autograder import release
+
+    out = tmp_path_factory.mktemp("release") / "student"
+    return release.build_release(out, verify=False, log=lambda *a: None).out
+
+
+@pytest.mark.parametrize("answer", ["solution", "mistake"])
+def test_visible_test_cells_run_on_the_student_release_alone(student_release, tmp_path, answer):
+    """The visible cell of the tril_average notebook, run in a kernel that has only the student release (no
+    oracles, no hidden graders, no instructor package): it passes on the solution and names the failing check."""
+    from autograder.nbgrader_build import public_cell_source
+
+    course = load_course()
+    stage = course.stage("tril_average")
+    code = tmp_path / "code.py"
+    code.write_text((ROOT / "solutions" / stage.file).read_text() if answer == "solution" else TRIU_MISTAKE)
+    # the release's package and the course's dependencies, without site-packages' own start-up files (an
+    # editable install of this repository would put the instructor's modules back under `autograder`)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    deps = [p for p in sys.path if p and os.path.isdir(p) and not os.path.isdir(os.path.join(p, "autograder"))]
+    env["PYTHONPATH"] = os.pathsep.join([str(student_release), *deps])
+    env["AUTOGRADER_STATE"] = str(tmp_path / "state")
+    proc = subprocess.run([sys.executable, "-S", "-c", VISIBLE_CELL, str(student_release), str(code),
+                           public_cell_source(stage)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    if answer == "solution":
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "(public checks)" in proc.stdout and "✗" not in proc.stdout
+    else:
+        assert proc.returncode != 0 and "ChecksFailed" in proc.stderr, proc.stdout + proc.stderr
+        assert "upper instead of lower triangle" in proc.stdout

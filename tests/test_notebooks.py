@@ -99,11 +99,10 @@ def test_notebooks_run_on_a_real_kernel(tmp_path, monkeypatch):
     stubs = {s.key: nbformat.reads((ROOT / "notebooks" / notebook_name(s)).read_text(encoding="utf-8"), as_version=4)
              for s in course.stages}
 
-    async def both():
-        await asyncio.gather(_execute_all(list(solved.values()), solved_dir, parallel=1),
-                             _execute_all(list(stubs.values()), stub_dir, parallel=1))
-
-    asyncio.run(both())
+    monkeypatch.setenv("AUTOGRADER_STATE", str(tmp_path / "state"))
+    # one progress store for every check cell (and `check`): the stubs first, the solutions last
+    asyncio.run(_execute_all(list(stubs.values()), stub_dir))
+    asyncio.run(_execute_all(list(solved.values()), solved_dir))
 
     graded = {s.key for s in course.stages if grader_files(course, [s.key])}
     for stage in course.stages:
@@ -119,6 +118,22 @@ def test_notebooks_run_on_a_real_kernel(tmp_path, monkeypatch):
             assert f"0/{stage.points}" in stub_out
         else:
             assert "no automatic checks yet" in out and "no automatic checks yet" in stub_out
-    # the check cells keep the course's progress beside the notebooks
-    progress = json.loads((solved_dir / ".autograder" / "notebook_progress.json").read_text())
+    # the check cells keep the course's progress in the store `check` reads
+    progress = json.loads((tmp_path / "state" / "progress.json").read_text())
     assert {k: v["score"] for k, v in progress.items()} == {k: course.stage(k).points for k in graded}
+
+
+def test_a_known_mistake_is_shown_once(capsys):
+    from autograder.inprocess import _print_checks, show_stage
+    from autograder.results import CheckResult, StageResult
+
+    course = load_course()
+    mistake = "upper instead of lower triangle (torch.triu)"
+    check = CheckResult(name="weights: rows sum to 1", passed=False, points=0.0, max_points=1.0,
+                        message=f"causal_mean_weights(4): wrong values\n  this looks like a known mistake: {mistake}",
+                        mistake=mistake)
+    result = StageResult(key="tril_average", title="t", max_score=10, checks=[check])
+    show_stage(course, result)
+    assert " ".join(capsys.readouterr().out.split()).count(mistake) == 1
+    _print_checks(result, "public checks")
+    assert " ".join(capsys.readouterr().out.split()).count(mistake) == 1

@@ -107,3 +107,71 @@ def test_every_stage_of_every_submission_gets_a_fresh_child(course, sandbox):
     results = grade(course, subs, stages=STAGES, seed=7, sandbox=sandbox)
     assert sandbox.forks - forks == len(subs) * len(STAGES)
     assert all(s.score == s.max_score for s in results[1].stages)
+
+
+def test_calls_in_grader_messages_are_python_that_binds_to_the_solution(course):
+    """Every ``Class(...)`` call a grader shows a learner parses as Python and fits the solution's signature."""
+    import ast
+    import importlib.util
+    import inspect
+    import re
+
+    classes = {}
+    for stage in course.stages:
+        spec = importlib.util.spec_from_file_location(f"_sol_{stage.key}", ROOT / "solutions" / stage.file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        classes.update({n: c for n, c in vars(module).items() if inspect.isclass(c) and n in stage.functions})
+    call = re.compile(r"\b(" + "|".join(classes) + r")\(([^()\"]*)\)")
+    bad = []
+    for path in sorted((ROOT / "autograder" / "graders").rglob("test_*.py")):
+        for m in call.finditer(path.read_text()):
+            args = re.sub(r"\{[^{}]*\}", "1", m.group(2))
+            if "," not in args and not args.strip():
+                continue
+            try:
+                node = ast.parse(f"f({args})", mode="eval").body
+                pos = [0] * len(node.args)
+                kw = {k.arg: 0 for k in node.keywords}
+                inspect.signature(classes[m.group(1)].__init__).bind(None, *pos, **kw)
+            except (SyntaxError, TypeError) as exc:
+                bad.append(f"{path.name}: {m.group(0)} ({exc})")
+    assert not bad, "\n".join(bad)
+
+
+def test_a_forbidden_call_is_named_once_not_as_its_own_reference():
+    import pytest
+
+    from autograder.checking import CheckFailed
+    from autograder.graders.attention import require_by_hand
+
+    reply = {"record": {"forbidden": ["aten::scaled_dot_product_attention"]}}
+    with pytest.raises(CheckFailed) as info:
+        require_by_hand(reply, "causal_attention(q, k, v), compared with F.scaled_dot_product_attention")
+    text = str(info.value)
+    assert text.startswith("causal_attention(q, k, v) calls F.scaled_dot_product_attention."), text
+    assert "compared with F.scaled_dot_product_attention calls" not in text
+
+
+def test_nan_is_reported_as_nan_not_as_an_infinite_error():
+    import torch
+
+    from autograder.checking import compare
+
+    ok, text = compare(torch.tensor([1.0, float("nan"), 3.0]), torch.tensor([1.0, 2.0, 3.0]), 1e-6, 1e-8)
+    assert not ok and "1 NaN where a number was expected" in text and "inf" not in text, text
+    ok, text = compare(torch.tensor([1.5, float("nan")]), torch.tensor([1.0, 2.0]), 1e-6, 1e-8)
+    assert "max abs error 0.5" in text and "1 NaN where a number was expected" in text, text
+
+
+def test_a_recorded_stage_seed_draws_the_same_inputs_as_fixed_seed(course, sandbox):
+    """A class's recorded per-stage seed, given back as ``fixed_seed`` (``check --seed``), reproduces the
+    messages of the random checks, whoever the student is."""
+    sub = Submission("alice", sources={"loop_average": ("01_loop_average.py", mistake_source(
+        ROOT / "tests" / "mistakes" / "loop_average__sum_not_mean.py", ROOT))})
+    graded = grade(course, [sub], stages=["loop_average"], seed=7, sandbox=sandbox)[0].stage("loop_average")
+    again = grade(course, [Submission("another-name", sources=sub.sources)], stages=["loop_average"],
+                  fixed_seed=graded.seed, sandbox=sandbox)[0].stage("loop_average")
+    assert again.seed == graded.seed
+    hidden = [(c.name, c.message) for c in graded.checks if c.hidden and not c.passed]
+    assert hidden and hidden == [(c.name, c.message) for c in again.checks if c.hidden and not c.passed]

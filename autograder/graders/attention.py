@@ -93,7 +93,8 @@ class explained:
         hint, mistake = _explain_error(exc.error, self.source)
         if hint is None:
             return False
-        fail(f"{self.what}: {exc}\n  {hint}", mistake)
+        said = str(exc).removeprefix(f"{getattr(exc, 'call', '')}: ")  # ``what`` names the call already
+        fail(f"{self.what}: {said}\n  {hint}", mistake)
 
 
 # ───────────────────────────── modules with known weights ─────────────────────────────
@@ -244,6 +245,7 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
 
 def require_by_hand(reply: dict, what: str) -> None:
     apis, mistake, unverified = forbidden_apis(reply)
+    what = what.split(", compared with ")[0]  # the call, without the reference its value is compared with
     if apis:
         fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
              "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "

@@ -20,7 +20,7 @@ def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
     w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
                               else {"out_proj"})
     handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})", dtype=dtype)
+                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})", dtype=dtype)
     return handle, w
 
 
@@ -50,7 +50,7 @@ def test_random_mha(student, rng):
         d_in, d_out, T = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), _rand_int(rng, 1 if nh == 1 else 2, L)
         handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
         x = randn(rng, 2, T, d_in)
-        what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
+        what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
         with explained(student, what):
             reply = handle(x, cast=F64, record=nh == 2 and (lambda x, w=w, nh=nh: oracle.expected("multi_head_attention", x, w, nh)),
                            full=True)
@@ -64,7 +64,7 @@ def test_random_torch_mha(student, rng):
     d = nh * _rand_int(rng, 1, 3)
     handle, w = _module(student, rng, d, d, nh, 8, True)
     x = randn(rng, 3, _rand_int(rng, 2, 8), d)
-    what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, 8, qkv_bias=True)(x {tuple(x.shape)})"
+    what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, context_length=8, qkv_bias=True)(x {tuple(x.shape)})"
     with explained(student, what):
         reply = handle(x, cast=F64, record=lambda x: torch_mha(x, w, nh), full=True)
     expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
@@ -76,7 +76,7 @@ def test_devices(student, rng, device):
     handle, w = _module(student, rng, 4, 6, 3, 8, False, dtype=torch.float32)
     handle.to(device, torch.float32)
     x = randn(rng, 2, 7, 4)
-    what = f"MultiHeadAttention(4, 6, n_heads=3, 8)(x non-contiguous, float32 on {device})"
+    what = f"MultiHeadAttention(4, 6, n_heads=3, context_length=8)(x non-contiguous, float32 on {device})"
     with explained(student, what):
         reply = handle(x, to=device, cast=torch.float32, noncontig=True, full=True,
                        record=lambda x: oracle.expected("multi_head_attention", x, w, 3))
@@ -89,7 +89,7 @@ def test_dropout_eval(student, rng):
     handle, w = _module(student, rng, 4, 6, 2, 8, False, dropout=0.4)
     handle.train(False)
     x = randn(rng, 2, 8, 4)
-    what = "MultiHeadAttention(4, 6, n_heads=2, 8, dropout=0.4) after .eval()"
+    what = "MultiHeadAttention(4, 6, n_heads=2, context_length=8, dropout=0.4) after .eval()"
     with explained(student, what):
         got = handle(x, cast=F64)
     expect_close(got, oracle.expected("multi_head_attention", x, w, 2), what=what + " (dropout must do nothing)",

@@ -34,7 +34,7 @@ def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, w
     w = weights or linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
                                   else {"out_proj"}, seed=wseed)
     handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, qkv_bias={bias})", hint=HINT,
+                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})", hint=HINT,
                         dtype=dtype)
     return handle, w
 
@@ -131,11 +131,11 @@ def test_value_error(student):
         if str(exc).startswith("your file could not be imported"):
             raise
         if exc.error.get("type") != "ValueError":
-            fail(f"MultiHeadAttention(4, d_out=6, n_heads=4, 8) raised {exc.error.get('type')}, expected a "
+            fail(f"MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) raised {exc.error.get('type')}, expected a "
                  "ValueError: `if d_out % n_heads != 0: raise ValueError(...)` (an assert can be switched off, and "
                  "says nothing to the caller)", a.NO_VALUE_ERROR)
     else:
-        fail("MultiHeadAttention(4, d_out=6, n_heads=4, 8) was created without complaint, but 6 features cannot be "
+        fail("MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) was created without complaint, but 6 features cannot be "
              "split into 4 equal heads: raise ValueError in __init__ when d_out % n_heads != 0, with a message "
              "that shows both numbers", a.NO_VALUE_ERROR)
     student.new("MultiHeadAttention", 4, 6, 3, 8, seed=123)  # and a valid one is accepted
@@ -147,7 +147,7 @@ def test_structure(student):
         info = student.new("MultiHeadAttention", 4, 6, 2, 8, qkv_bias=bias, seed=123).info
         a.expect_structure(info, linears={"W_query": (4, 6, bias), "W_key": (4, 6, bias), "W_value": (4, 6, bias),
                                           "out_proj": (6, 6, True)},
-                           what=f"MultiHeadAttention(4, 6, n_heads=2, 8, qkv_bias={bias})")
+                           what=f"MultiHeadAttention(4, 6, n_heads=2, context_length=8, qkv_bias={bias})")
 
 
 @check("MultiHeadAttention: values with the same weights (nh = 1 and nh > 1, T < context_length, bias)", weight=2)
@@ -156,7 +156,7 @@ def test_values(student):
         handle, w = module(student, 4, 6, nh, bias=bias, wseed=105 + nh)
         x = X[:, :T].clone()
         mha_values(student, handle, w, x, nh,
-                   f"MultiHeadAttention(4, 6, n_heads={nh}, 8, qkv_bias={bias})(x (2, {T}, 4))", record=nh == 3)
+                   f"MultiHeadAttention(4, 6, n_heads={nh}, context_length=8, qkv_bias={bias})(x (2, {T}, 4))", record=nh == 3)
 
 
 @check("MultiHeadAttention: each head equals single-head causal attention on its slice", weight=2)
@@ -165,7 +165,7 @@ def test_each_head(student):
     w = linear_weights(layers(4, 6), bias={"out_proj"}, seed=110)
     w["out_proj.weight"], w["out_proj.bias"] = torch.eye(6, dtype=F64), torch.zeros(6, dtype=F64)
     handle, _ = module(student, 4, 6, nh, weights=w)
-    what = "MultiHeadAttention(4, 6, n_heads=3, 8) with out_proj = identity"
+    what = "MultiHeadAttention(4, 6, n_heads=3, context_length=8) with out_proj = identity"
     with explained(student, what):
         reply = handle(X, cast=F64, record=lambda x: oracle.expected("multi_head_attention", x, w, nh), full=True)
     require_by_hand(reply, what)
@@ -186,7 +186,7 @@ def test_sdpa_per_head(student):
     q, k, v = heads_of(X, w, nh)
     heads = sdpa(q, k, v)  # (B, nh, T, hs)
     expected = F.linear(torch.cat(heads.unbind(1), dim=-1), w["out_proj.weight"], w["out_proj.bias"])
-    what = "MultiHeadAttention(4, 8, n_heads=4, 8, qkv_bias=True)(x (2, 8, 4))"
+    what = "MultiHeadAttention(4, 8, n_heads=4, context_length=8, qkv_bias=True)(x (2, 8, 4))"
     with explained(student, what):
         reply = handle(X, cast=F64, record=lambda x: oracle.expected("multi_head_attention", x, w, nh), full=True)
     expect_close_by_hand(reply, expected, what=what + ", compared with F.scaled_dot_product_attention on each head",
@@ -198,7 +198,7 @@ def test_torch_mha(student):
     x = fixed(2, 7, 6, seed=112, low=-2, high=2)
     for nh, bias in ((2, True), (3, False)):
         handle, w = module(student, 6, 6, nh, bias=bias, wseed=113 + nh)
-        what = f"MultiHeadAttention(6, 6, n_heads={nh}, 8, qkv_bias={bias})(x (2, 7, 6))"
+        what = f"MultiHeadAttention(6, 6, n_heads={nh}, context_length=8, qkv_bias={bias})(x (2, 7, 6))"
         with explained(student, what):
             reply = handle(x, cast=F64, record=nh == 2 and (lambda x, w=w, nh=nh: torch_mha(x, w, nh)), full=True)
         expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
@@ -219,7 +219,7 @@ def test_by_hand(student):
 def test_gradients(student):
     handle, w = module(student, 4, 6, 2, wseed=116)
     up = fixed(2, 8, 6, seed=117)
-    what = "MultiHeadAttention(4, 6, n_heads=2, 8): backward of sum(out * u)"
+    what = "MultiHeadAttention(4, 6, n_heads=2, context_length=8): backward of sum(out * u)"
     with explained(student, what):
         grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
     for name in w:
@@ -230,7 +230,7 @@ def test_gradients(student):
 @check("MultiHeadAttention: changing a future step of x never changes an earlier output")
 def test_causality(student):
     handle, w = module(student, 4, 6, 2, wseed=118)
-    what = "MultiHeadAttention(4, 6, n_heads=2, 8)(x (2, 8, 4))"
+    what = "MultiHeadAttention(4, 6, n_heads=2, context_length=8)(x (2, 8, 4))"
     with explained(student, what):
         base = handle(X, cast=F64)
         after = handle(perturb_from(X, 4, seed=119), cast=F64)
