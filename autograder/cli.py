@@ -11,7 +11,6 @@ import importlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from .course import CourseError, load_course
@@ -43,20 +42,53 @@ def _save_hints_shown(shown: dict[str, int]) -> None:
     path.write_text(json.dumps(shown, indent=2))
 
 
-def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None):
+def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None,
+              ready=None):
     from .runner import grade, submission_from_folder
 
     sub = submission_from_folder(course, folder, student=folder.name or "you")
     return grade(course, [sub], stages=stages, devices=devices, seed=seed, include_hidden=include_hidden,
-                 sandbox=sandbox)[0]
+                 sandbox=sandbox, ready=ready)[0]
+
+
+class DeviceError(ValueError):
+    """``--device`` names no device of this machine: said before anything is graded, never charged to the code."""
+
+
+def check_device(device: str | None) -> list[str] | None:
+    """The devices to grade on: ``[device]``, or None (every device present) when none is named."""
+    if not device:
+        return None
+    from .runner import available_devices
+
+    present = available_devices()
+    if device in present:
+        return [device]
+    known = ("cpu", "cuda", "mps")
+    what = f"this machine has no {device} device" if device in known else f"{device!r} is not a device"
+    raise DeviceError(f"--device {device}: {what}; devices here: {', '.join(present)}")
+
+
+class EarlySandbox:
+    """A sandbox whose worker starts now, importing torch while this process does (and collects the checks);
+    :meth:`ready`, given to :func:`autograder.runner.grade`, waits for it when the first check is about to run."""
+
+    def __init__(self):
+        from .sandbox import Sandbox
+
+        self.sandbox = Sandbox().launch()
+        self.started = False
+
+    def ready(self) -> bool:
+        self.sandbox.start()
+        self.started = True
+        return True
+
+    def close(self) -> None:
+        self.sandbox.close(patience=2.0 if self.started else 0)  # one never waited for is still starting: killed
 
 
 def cmd_check(args) -> int:
-    from rich.console import Console
-
-    from .display import print_check
-    from .results import check_json
-
     course = _course(args)
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -65,9 +97,18 @@ def cmd_check(args) -> int:
     stages = [args.stage] if args.stage else None
     if args.stage:
         course.stage(args.stage)
-    devices = [args.device] if args.device else None
-    result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
-                       include_hidden=not args.public_only)
+    early = EarlySandbox()
+    try:
+        devices = check_device(args.device)
+        result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
+                           include_hidden=not args.public_only, sandbox=early.sandbox, ready=early.ready)
+    finally:
+        early.close()
+    from rich.console import Console
+
+    from .display import print_check
+    from .results import check_json
+
     if args.json:
         print(json.dumps(check_json(result), indent=2))
     else:
@@ -91,34 +132,53 @@ def cmd_hint(args) -> int:
     return 0
 
 
-def cmd_watch(args) -> int:  # pragma: no cover - interactive loop, exercised by hand
+def changed_stages(course, changes) -> list[str]:
+    """The keys of the stages whose files ``changes`` (watchfiles' ``{(change, path)}``) touched, in course order."""
+    names = {Path(path).name for _, path in changes}
+    return [stage.key for stage in course.stages if stage.file in names]
+
+
+def cmd_watch(args) -> int:
+    """Check every stage once, then re-check a stage each time its file is saved (watchfiles: the kernel says
+    when, nothing is polled). The judge and the sandbox's worker stay up in between, so a re-check costs only
+    the saved stage's checks."""
     from rich.console import Console
+    from watchfiles import watch
 
     from .display import print_check
-    from .sandbox import Sandbox
 
     course = _course(args)
     folder = Path(args.folder)
+    if not folder.is_dir():
+        print(f"autograder: {folder} is not a folder", file=sys.stderr)
+        return 2
+    files = {stage.file for stage in course.stages}
     console = Console()
-    files = [folder / s.file for s in course.stages]
 
-    def snapshot():
-        return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
+    def show(result) -> None:
+        console.clear()
+        print_check(console, course, result, load_hints_shown())
+        console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
 
-    with Sandbox() as sandbox:
-        last = None
-        while True:
-            now = snapshot()
-            if now != last:
-                last = now
-                console.clear()
-                result = run_check(course, folder, devices=[args.device] if args.device else None, sandbox=sandbox)
-                print_check(console, course, result, load_hints_shown())
-                console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
-            try:
-                time.sleep(args.interval)
-            except KeyboardInterrupt:
-                return 0
+    early = EarlySandbox()
+    try:
+        devices = check_device(args.device)
+        result = run_check(course, folder, devices=devices, sandbox=early.sandbox, ready=early.ready)
+        show(result)
+        for changes in watch(folder, watch_filter=lambda _change, path: Path(path).name in files,
+                             recursive=False):
+            keys = changed_stages(course, changes)
+            if not keys:
+                continue
+            fresh = {s.key: s for s in run_check(course, folder, stages=keys, devices=devices,
+                                                 sandbox=early.sandbox).stages}
+            result.stages = [fresh.get(s.key, s) for s in result.stages]
+            show(result)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        early.close()
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -142,8 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("watch", help="re-check whenever a stage file is saved")
     p.add_argument("folder", nargs="?", default="exercises")
-    p.add_argument("--device")
-    p.add_argument("--interval", type=float, default=1.0)
+    p.add_argument("--device", help="run on this device only (cpu, cuda, mps)")
     p.set_defaults(func=cmd_watch)
 
     for name in COMMAND_MODULES:
@@ -169,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyError as exc:
         print(f"autograder: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except DeviceError as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
         return 2
 
 
