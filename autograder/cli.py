@@ -10,7 +10,9 @@ import argparse
 import importlib
 import json
 import os
+import queue
 import sys
+import threading
 from pathlib import Path
 
 from .course import CourseError, load_course
@@ -138,12 +140,31 @@ def changed_stages(course, changes) -> list[str]:
     return [stage.key for stage in course.stages if stage.file in names]
 
 
+def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> queue.Queue:
+    """Changes to the stage files in ``folder`` (watchfiles' sets of ``(change, path)``), put on the returned
+    queue by a thread that starts watching now, before anything reads the files, so that no save is missed;
+    None once the watcher ends."""
+    from watchfiles import watch
+
+    changes: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        try:
+            for batch in watch(folder, watch_filter=lambda _change, path: Path(path).name in files,
+                               recursive=False, stop_event=stop):
+                changes.put(batch)
+        finally:
+            changes.put(None)
+
+    threading.Thread(target=run, name="watch", daemon=True).start()
+    return changes
+
+
 def cmd_watch(args) -> int:
-    """Check every stage once, then re-check a stage each time its file is saved (watchfiles: the kernel says
+    """Check every stage once, then re-check a stage each time its file is saved (watchfiles: the OS says
     when, nothing is polled). The judge and the sandbox's worker stay up in between, so a re-check costs only
     the saved stage's checks."""
     from rich.console import Console
-    from watchfiles import watch
 
     from .display import print_check
 
@@ -152,7 +173,6 @@ def cmd_watch(args) -> int:
     if not folder.is_dir():
         print(f"autograder: {folder} is not a folder", file=sys.stderr)
         return 2
-    files = {stage.file for stage in course.stages}
     console = Console()
 
     def show(result) -> None:
@@ -160,14 +180,21 @@ def cmd_watch(args) -> int:
         print_check(console, course, result, load_hints_shown())
         console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
 
+    stop = threading.Event()
+    changes = watch_stage_files(folder, {stage.file for stage in course.stages}, stop)
     early = EarlySandbox()
     try:
         devices = check_device(args.device)
         result = run_check(course, folder, devices=devices, sandbox=early.sandbox, ready=early.ready)
         show(result)
-        for changes in watch(folder, watch_filter=lambda _change, path: Path(path).name in files,
-                             recursive=False):
-            keys = changed_stages(course, changes)
+        while (batch := changes.get()) is not None:
+            while not changes.empty():  # saves made during the last check: one re-check for all of them
+                more = changes.get()
+                if more is None:
+                    changes.put(None)  # the watcher ended: stop after this re-check
+                    break
+                batch |= more
+            keys = changed_stages(course, batch)
             if not keys:
                 continue
             fresh = {s.key: s for s in run_check(course, folder, stages=keys, devices=devices,
@@ -177,6 +204,7 @@ def cmd_watch(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        stop.set()
         early.close()
     return 0
 
