@@ -10,12 +10,14 @@ round by round so that the machine's load falls on both alike:
 * ``python -c "import torch"``: the floor every learner command pays;
 * ``python -m autograder check SOLUTIONS --stage STAGE --json``: one stage, every device present.
 
-Then ``python -m autograder watch`` on a copy of ``solutions/``: after its first full check, one stage file is
-saved again and again (a comment appended), and the time from each save to the end of the re-check's output
-(the "watching ..." line that closes it) is the watch latency.
+Then ``python -m autograder watch`` on a copy of ``solutions/``: after its first full check, the stage's file is
+saved (a comment appended), and the time from the save to the end of the re-check's output (the "watching ..."
+line that closes it) is the watch latency. Alternated with it: every stage file saved at once, which re-checks
+every stage (what each save cost before watch re-checked only the saved stage).
 
-``--code`` runs another checkout's ``autograder`` (put first on PYTHONPATH), to compare two versions of the code
-on the same machine in the same run.
+``--code`` runs another checkout's ``autograder`` (put first on PYTHONPATH); ``--against OTHER`` times a second
+checkout's ``check`` and ``watch`` in the same run (its ``check`` alternated with this one's, round by round), to
+weigh a change on the same machine under the same load.
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ def timed(cmd: list[str], env: dict, cwd: Path) -> float:
     return elapsed
 
 
-def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> list[float]:
-    """Seconds from each save of ``stage_file`` to the end of the re-check's output."""
+def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> tuple[list[float], list[float]]:
+    """Seconds from a save to the end of the re-check's output: (``stage_file`` saved, every stage file saved),
+    alternated, ``saves`` times each."""
     folder = work / "watched"
     shutil.copytree(ROOT / "solutions", folder)
     proc = subprocess.Popen([sys.executable, "-m", "autograder", "watch", str(folder)], env=env_for(code),
@@ -67,22 +70,26 @@ def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> list[f
                 lines.put(time.perf_counter())
         lines.put(None)
 
+    def save(paths: list[Path], i: int) -> float:
+        time.sleep(1.0)  # the watcher is idle again
+        saved = time.perf_counter()
+        for path in paths:
+            with open(path, "a") as fh:
+                fh.write(f"# save {i}\n")
+        shown = lines.get(timeout=120)
+        if shown is None:
+            raise SystemExit("watch ended during a re-check")
+        return shown - saved
+
     threading.Thread(target=read, daemon=True).start()
     try:
         if lines.get(timeout=300) is None:
             raise SystemExit("watch ended before its first check")
-        times = []
-        path = folder / stage_file
+        one, every = [], []
         for i in range(saves):
-            time.sleep(1.0)  # the watcher is idle again
-            saved = time.perf_counter()
-            with open(path, "a") as fh:
-                fh.write(f"# save {i}\n")
-            shown = lines.get(timeout=120)
-            if shown is None:
-                raise SystemExit("watch ended during a re-check")
-            times.append(shown - saved)
-        return times
+            one.append(save([folder / stage_file], i))
+            every.append(save(sorted(folder.glob("*.py")), i))
+        return one, every
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -94,6 +101,7 @@ def main() -> None:
     parser.add_argument("--stage", default="self_attention")
     parser.add_argument("--watch-saves", type=int, default=5)
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout whose autograder runs (default: this one)")
+    parser.add_argument("--against", type=Path, help="another checkout, timed in the same run")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args()
 
@@ -102,36 +110,51 @@ def main() -> None:
 
     course = load_course(ROOT / "course.yml")
     stage = course.stage(args.stage)
-    env = env_for(args.code)
     load_before = os.getloadavg()
-    torch_s, check_s = [], []
+    codes = [args.code] + ([args.against] if args.against else [])
+    torch_s: list[float] = []
+    check_s: dict[Path, list[float]] = {code: [] for code in codes}
+    watch_s: dict[Path, tuple[list[float], list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="latency-") as tmp:
         work = Path(tmp)
         check = [sys.executable, "-m", "autograder", "check", str(ROOT / "solutions"), "--stage", stage.key, "--json"]
-        timed(check, env, work)  # once before timing: the file cache holds torch and the course for both
+        timed(check, env_for(args.code), work)  # once before timing: the file cache holds torch and the course
         for _ in range(args.rounds):
-            torch_s.append(timed([sys.executable, "-c", "import torch"], env, work))
-            check_s.append(timed(check, env, work))
-        watch_s = watch_latency(args.code, stage.file, args.watch_saves, work) if args.watch_saves else []
+            torch_s.append(timed([sys.executable, "-c", "import torch"], env_for(args.code), work))
+            for code in codes:
+                check_s[code].append(timed(check, env_for(code), work))
+        for code in codes:
+            if args.watch_saves:
+                watch_s[code] = watch_latency(code, stage.file, args.watch_saves, work / code.name)
     load_after = os.getloadavg()
 
-    med_torch, med_check = statistics.median(torch_s), statistics.median(check_s)
-    figures = {
+    med_torch = statistics.median(torch_s)
+    figures: dict = {
         "machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, Python "
                    f"{platform.python_version()}",
-        "code": str(args.code), "stage": stage.key,
-        "load": [round(load_before[0], 2), round(load_after[0], 2)],
-        "import_torch_s": [round(t, 3) for t in torch_s], "check_s": [round(t, 3) for t in check_s],
-        "watch_s": [round(t, 3) for t in watch_s],
-        "median_import_torch_s": round(med_torch, 3), "median_check_s": round(med_check, 3),
-        "check_over_torch": round(med_check / med_torch, 2),
-        "median_watch_s": round(statistics.median(watch_s), 3) if watch_s else None,
+        "stage": stage.key, "load": [round(load_before[0], 2), round(load_after[0], 2)],
+        "import_torch_s": [round(t, 3) for t in torch_s], "median_import_torch_s": round(med_torch, 3),
+        "code": {},
     }
+    rows = []
+    for code in codes:
+        med_check = statistics.median(check_s[code])
+        one, every = watch_s.get(code, ([], []))
+        figures["code"][str(code)] = {
+            "check_s": [round(t, 3) for t in check_s[code]], "median_check_s": round(med_check, 3),
+            "check_over_torch": round(med_check / med_torch, 2),
+            "watch_s": [round(t, 3) for t in one], "watch_every_stage_s": [round(t, 3) for t in every],
+            "median_watch_s": round(statistics.median(one), 3) if one else None,
+            "median_watch_every_stage_s": round(statistics.median(every), 3) if every else None,
+        }
+        rows.append(f"| {time.strftime('%H:%M', time.gmtime())} | {code} | {stage.key} | {med_torch:.2f} | "
+                    f"{med_check:.2f} | **{med_check / med_torch:.2f}×** | "
+                    + (f"{statistics.median(one):.2f} (max {max(one):.2f}) | {statistics.median(every):.2f}"
+                       if one else "– | –")
+                    + f" | {load_before[0]:.1f} → {load_after[0]:.1f} |")
     print(json.dumps(figures, indent=2))
-    print(f"\n| {time.strftime('%H:%M', time.gmtime())} | {stage.key} | {med_torch:.2f} | {med_check:.2f} | "
-          f"**{med_check / med_torch:.2f}×** | "
-          + (f"{statistics.median(watch_s):.2f} (max {max(watch_s):.2f})" if watch_s else "–")
-          + f" | {load_before[0]:.1f} → {load_after[0]:.1f} |")
+    print()
+    print("\n".join(rows))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
 
