@@ -58,17 +58,27 @@ class DeviceError(ValueError):
 
 
 def check_device(device: str | None) -> list[str] | None:
-    """The devices to grade on: ``[device]``, or None (every device present) when none is named."""
+    """The devices to grade on: ``[device]``, or None (every device present) when none is named. ``cuda:N``
+    names one GPU of several."""
     if not device:
         return None
     from .runner import available_devices
 
     present = available_devices()
-    if device in present:
-        return [device]
-    known = ("cpu", "cuda", "mps")
-    what = f"this machine has no {device} device" if device in known else f"{device!r} is not a device"
-    raise DeviceError(f"--device {device}: {what}; devices here: {', '.join(present)}")
+    here = f"devices here: {', '.join(present)}"
+    kind, colon, index = device.partition(":")
+    if kind not in ("cpu", "cuda", "mps") or (colon and not (kind == "cuda" and index.isdigit())):
+        raise DeviceError(f"--device {device}: {device!r} is not a device; {here}")
+    if kind not in present:
+        raise DeviceError(f"--device {device}: this machine has no {kind} device; {here}")
+    if colon:
+        import torch
+
+        count = torch.cuda.device_count()
+        if int(index) >= count:
+            raise DeviceError(f"--device {device}: this machine has {count} CUDA device(s), cuda:0 to "
+                              f"cuda:{count - 1}")
+    return [device]
 
 
 class EarlySandbox:

@@ -28,6 +28,7 @@ import os
 import platform
 import queue
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -91,8 +92,8 @@ def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> tuple[
             every.append(save(sorted(folder.glob("*.py")), i))
         return one, every
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C: watch stops its sandbox and returns
+        proc.wait(timeout=60)
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -115,13 +116,13 @@ def test_missing_and_broken_files_cost_only_their_stage(folder_with):
     assert "could not be imported" in stage["checks"][0]["message"] and "SyntaxError" in stage["checks"][0]["message"]
 
 
-@pytest.mark.parametrize("device", ["cdua", "cuda"])
+@pytest.mark.parametrize("device", ["cdua", "cuda", "cuda:0"])
 def test_a_device_not_present_is_a_clear_error_before_grading(device, tmp_path):
     """A typo or an absent device is the command's error, said in one line, not failed checks charged to the
     learner's code."""
     from autograder.runner import available_devices
 
-    if device in available_devices():
+    if device.split(":")[0] in available_devices():
         pytest.skip(f"this machine has {device}")
     proc = autograder("check", str(ROOT / "solutions"), "--stage", "loop_average", "--device", device, cwd=tmp_path)
     assert proc.returncode == 2
@@ -220,8 +221,8 @@ def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
         assert second is not None
         assert "loop_average" in second and "done" in second
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C, as a learner stops it: watch closes its sandbox and returns
+        assert proc.wait(timeout=60) == 0
 
 
 def test_a_notebook_check_cell_stops_an_endless_loop_once_per_stage(course):
