@@ -101,6 +101,11 @@ class EarlySandbox:
 
 
 def cmd_check(args) -> int:
+    from rich.console import Console
+
+    from .display import print_check
+    from .results import check_json
+
     course = _course(args)
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -116,11 +121,6 @@ def cmd_check(args) -> int:
                            include_hidden=not args.public_only, sandbox=early.sandbox, ready=early.ready)
     finally:
         early.close()
-    from rich.console import Console
-
-    from .display import print_check
-    from .results import check_json
-
     if args.json:
         print(json.dumps(check_json(result), indent=2))
     else:
