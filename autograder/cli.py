@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -190,12 +191,31 @@ def cmd_watch(args) -> int:
         print_check(console, course, result, load_hints_shown())
         console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
 
+    interrupted = threading.Event()
+
+    def on_ctrl_c(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    def checked(**kwargs):
+        """run_check; a Ctrl-C during it (pytest catches it and ends the session early) stops watch too."""
+        try:
+            result = run_check(course, folder, devices=devices, sandbox=early.sandbox, **kwargs)
+        except Exception:
+            if interrupted.is_set():
+                raise KeyboardInterrupt from None
+            raise
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        return result
+
     stop = threading.Event()
     changes = watch_stage_files(folder, {stage.file for stage in course.stages}, stop)
+    previous = signal.signal(signal.SIGINT, on_ctrl_c)
     early = EarlySandbox()
     try:
         devices = check_device(args.device)
-        result = run_check(course, folder, devices=devices, sandbox=early.sandbox, ready=early.ready)
+        result = checked(ready=early.ready)
         show(result)
         while (batch := changes.get()) is not None:
             while not changes.empty():  # saves made during the last check: one re-check for all of them
@@ -207,8 +227,7 @@ def cmd_watch(args) -> int:
             keys = changed_stages(course, batch)
             if not keys:
                 continue
-            fresh = {s.key: s for s in run_check(course, folder, stages=keys, devices=devices,
-                                                 sandbox=early.sandbox).stages}
+            fresh = {s.key: s for s in checked(stages=keys).stages}
             result.stages = [fresh.get(s.key, s) for s in result.stages]
             show(result)
     except KeyboardInterrupt:
@@ -216,6 +235,7 @@ def cmd_watch(args) -> int:
     finally:
         stop.set()
         early.close()
+        signal.signal(signal.SIGINT, previous)
     return 0
 
 
