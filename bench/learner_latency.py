@@ -93,7 +93,11 @@ def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> tuple[
         return one, every
     finally:
         proc.send_signal(signal.SIGINT)  # Ctrl-C: watch stops its sandbox and returns
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # a watch that ignores Ctrl-C during a re-check (the code before)
+            proc.kill()
+            proc.wait()
 
 
 def main() -> None:
