@@ -245,3 +245,54 @@ def test_a_notebook_check_cell_stops_an_endless_loop_once_per_stage(course):
     assert sum(m.startswith("your code did not finish within 1 s") for m in messages) == 1, messages
     assert all(m.startswith("skipped: an earlier check of this stage did not finish in time") for m in messages
                if not m.startswith("your code did not finish")), messages
+
+
+def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
+    """pytest catches a Ctrl-C that arrives while checks run and ends its session early; watch must stop all the
+    same, not wait for the next save."""
+    import threading
+    import time
+
+    import watchfiles
+
+    from autograder import cli
+    from autograder.results import StageResult, SubmissionResult
+
+    calls = []
+    rechecking = threading.Event()
+
+    def fake_run_check(course_, folder, *, stages=None, **kwargs):
+        calls.append(stages)
+        if len(calls) == 2:  # Ctrl-C during the first re-check, swallowed as pytest does
+            rechecking.set()
+            time.sleep(0.5)
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+            except KeyboardInterrupt:
+                pass
+        return SubmissionResult(student="you", stages=[
+            StageResult(key=k, title=k, max_score=1) for k in stages or course.keys])
+
+    class NoSandbox:
+        sandbox = None
+
+        def ready(self):
+            return True
+
+        def close(self):
+            pass
+
+    def fake_watch(folder, watch_filter, **kwargs):
+        yield {(watchfiles.Change.modified, str(tmp_path / "02_tril_average.py"))}
+        rechecking.wait(60)  # the second save comes while the first re-check runs
+        yield {(watchfiles.Change.modified, str(tmp_path / "03_softmax_average.py"))}
+
+    monkeypatch.setattr(cli, "run_check", fake_run_check)
+    monkeypatch.setattr(cli, "EarlySandbox", NoSandbox)
+    monkeypatch.setattr(watchfiles, "watch", fake_watch)
+    monkeypatch.setattr("autograder.display.print_check", lambda *args: None)
+    handler = signal.getsignal(signal.SIGINT)
+    assert cli.main(["watch", str(tmp_path)]) == 0
+    assert calls == [None, ["tril_average"]]  # the next save was not checked: watch had stopped
+    assert signal.getsignal(signal.SIGINT) is handler
