@@ -1,3 +1,24 @@
-from .cli import main
+"""``python -m autograder``: a Python without the course's dependencies gets one line on how to set up, not a
+traceback."""
+
+import importlib.util
 import sys
-sys.exit(main())
+
+# pyproject.toml's dependencies, by import name
+REQUIRED = ("torch", "numpy", "yaml", "rich", "pytest")
+
+
+def missing_dependencies() -> list[str]:
+    return [name for name in REQUIRED if importlib.util.find_spec(name) is None]
+
+
+if __name__ == "__main__":
+    missing = missing_dependencies()
+    if missing:
+        print(f"autograder: this Python ({sys.executable}) lacks {', '.join(missing)}: run `make setup`, then "
+              "`.venv/bin/python -m autograder ...` (or `pip install -e .` into your own environment)",
+              file=sys.stderr)
+        sys.exit(2)
+    from autograder.cli import main
+
+    sys.exit(main())

@@ -10,8 +10,10 @@ import argparse
 import importlib
 import json
 import os
+import queue
+import signal
 import sys
-import time
+import threading
 from pathlib import Path
 
 from .course import CourseError, load_course
@@ -24,13 +26,62 @@ def _course(args):
     return load_course(args.course)
 
 
-def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None):
-    """``seed``: the seed of every checked stage's random inputs, the one a failure prints (random when None)."""
+def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None,
+              ready=None):
+    """``seed``: the seed of every checked stage's random inputs, the one a failure prints (random when None);
+    ``ready``: called before the first check runs (an :class:`EarlySandbox`'s wait for its worker)."""
     from .runner import grade, submission_from_folder
 
     sub = submission_from_folder(course, folder, student=folder.name or "you")
     return grade(course, [sub], stages=stages, devices=devices, fixed_seed=seed, include_hidden=include_hidden,
-                 sandbox=sandbox)[0]
+                 sandbox=sandbox, ready=ready)[0]
+
+
+class DeviceError(ValueError):
+    """``--device`` names no device of this machine: said before anything is graded, never charged to the code."""
+
+
+def check_device(device: str | None) -> list[str] | None:
+    """The devices to grade on: ``[device]``, or None (every device present) when none is named. ``cuda:N``
+    names one GPU of several."""
+    if not device:
+        return None
+    from .runner import available_devices
+
+    present = available_devices()
+    here = f"devices here: {', '.join(present)}"
+    kind, colon, index = device.partition(":")
+    if kind not in ("cpu", "cuda", "mps") or (colon and not (kind == "cuda" and index.isdigit())):
+        raise DeviceError(f"--device {device}: {device!r} is not a device; {here}")
+    if kind not in present:
+        raise DeviceError(f"--device {device}: this machine has no {kind} device; {here}")
+    if colon:
+        import torch
+
+        count = torch.cuda.device_count()
+        if int(index) >= count:
+            raise DeviceError(f"--device {device}: this machine has {count} CUDA device(s), cuda:0 to "
+                              f"cuda:{count - 1}")
+    return [device]
+
+
+class EarlySandbox:
+    """A sandbox whose worker starts now, importing torch while this process does (and collects the checks);
+    :meth:`ready`, given to :func:`autograder.runner.grade`, waits for it when the first check is about to run."""
+
+    def __init__(self):
+        from .sandbox import Sandbox
+
+        self.sandbox = Sandbox().launch()
+        self.started = False
+
+    def ready(self) -> bool:
+        self.sandbox.start()
+        self.started = True
+        return True
+
+    def close(self) -> None:
+        self.sandbox.close(patience=2.0 if self.started else 0)  # one never waited for is still starting: killed
 
 
 def cmd_check(args) -> int:
@@ -46,9 +97,13 @@ def cmd_check(args) -> int:
         print(f"autograder: {folder} is not a folder", file=sys.stderr)
         return 2
     stages = [course.stage(args.stage).key] if args.stage else None
-    devices = [args.device] if args.device else None
-    result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
-                       include_hidden=not args.public_only)
+    early = EarlySandbox()
+    try:
+        devices = check_device(args.device)
+        result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
+                           include_hidden=not args.public_only, sandbox=early.sandbox, ready=early.ready)
+    finally:
+        early.close()
     progress.record(course, result.stages)
     if args.json:
         print(json.dumps(check_json(result), indent=2))
@@ -81,35 +136,99 @@ def cmd_hint(args) -> int:
     return 0
 
 
-def cmd_watch(args) -> int:  # pragma: no cover - interactive loop, exercised by hand
+def changed_stages(course, changes) -> list[str]:
+    """The keys of the stages whose files ``changes`` (watchfiles' ``{(change, path)}``) touched, in course order."""
+    names = {Path(path).name for _, path in changes}
+    return [stage.key for stage in course.stages if stage.file in names]
+
+
+def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> queue.Queue:
+    """Changes to the stage files in ``folder`` (watchfiles' sets of ``(change, path)``), put on the returned
+    queue by a thread that starts watching now, before anything reads the files, so that no save is missed;
+    None once the watcher ends."""
+    from watchfiles import watch
+
+    changes: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        try:
+            for batch in watch(folder, watch_filter=lambda _change, path: Path(path).name in files,
+                               recursive=False, stop_event=stop):
+                changes.put(batch)
+        finally:
+            changes.put(None)
+
+    threading.Thread(target=run, name="watch", daemon=True).start()
+    return changes
+
+
+def cmd_watch(args) -> int:
+    """Check every stage once, then re-check a stage each time its file is saved (watchfiles: the OS says
+    when, nothing is polled). The judge and the sandbox's worker stay up in between, so a re-check costs only
+    the saved stage's checks."""
     from rich.console import Console
 
     from . import progress
     from .display import print_check
-    from .sandbox import Sandbox
 
     course = _course(args)
     folder = Path(args.folder)
+    if not folder.is_dir():
+        print(f"autograder: {folder} is not a folder", file=sys.stderr)
+        return 2
     console = Console()
-    files = [folder / s.file for s in course.stages]
 
-    def snapshot():
-        return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
+    def show(result) -> None:
+        console.clear()
+        print_check(console, course, result, progress.hints_shown(course), folder=args.folder)
+        console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
 
-    with Sandbox() as sandbox:
-        last = None
-        while True:
-            now = snapshot()
-            if now != last:
-                last = now
-                console.clear()
-                result = run_check(course, folder, devices=[args.device] if args.device else None, sandbox=sandbox)
-                print_check(console, course, result, progress.hints_shown(course), folder=args.folder)
-                console.print(f"\n[dim]watching {folder}/ — save a file to re-check, Ctrl-C to stop[/dim]")
-            try:
-                time.sleep(args.interval)
-            except KeyboardInterrupt:
-                return 0
+    interrupted = threading.Event()
+
+    def on_ctrl_c(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    def checked(**kwargs):
+        """run_check; a Ctrl-C during it (pytest catches it and ends the session early) stops watch too."""
+        try:
+            result = run_check(course, folder, devices=devices, sandbox=early.sandbox, **kwargs)
+        except Exception:
+            if interrupted.is_set():
+                raise KeyboardInterrupt from None
+            raise
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        return result
+
+    stop = threading.Event()
+    changes = watch_stage_files(folder, {stage.file for stage in course.stages}, stop)
+    previous = signal.signal(signal.SIGINT, on_ctrl_c)
+    early = EarlySandbox()
+    try:
+        devices = check_device(args.device)
+        result = checked(ready=early.ready)
+        show(result)
+        while (batch := changes.get()) is not None:
+            while not changes.empty():  # saves made during the last check: one re-check for all of them
+                more = changes.get()
+                if more is None:
+                    changes.put(None)  # the watcher ended: stop after this re-check
+                    break
+                batch |= more
+            keys = changed_stages(course, batch)
+            if not keys:
+                continue
+            fresh = {s.key: s for s in checked(stages=keys).stages}
+            result.stages = [fresh.get(s.key, s) for s in result.stages]
+            show(result)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        early.close()
+        signal.signal(signal.SIGINT, previous)
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,8 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("watch", help="re-check whenever a stage file is saved")
     p.add_argument("folder", nargs="?", default="exercises")
-    p.add_argument("--device")
-    p.add_argument("--interval", type=float, default=1.0)
+    p.add_argument("--device", help="run on this device only (cpu, cuda, mps)")
     p.set_defaults(func=cmd_watch)
 
     for name in COMMAND_MODULES:
@@ -161,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyError as exc:
         print(f"autograder: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except DeviceError as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
         return 2
 
 

@@ -17,6 +17,11 @@ Three entry points, one per kind of cell:
 
 nbgrader scores a test cell 0 as soon as anything appears on its stderr, so the checks run inside
 :func:`quiet`: warnings, logging and both ``sys.stderr`` and file descriptor 2 are silenced while they run.
+
+Each call into the learner's code has the sandbox's time limit (``Limits.call_timeout``), enforced with
+``SIGALRM`` in the kernel's main thread, where cells run: an endless loop fails its check after that time and
+the stage's remaining checks are skipped, as in ``check``. Where there is no ``SIGALRM`` (Windows) or the checks
+run outside the main thread, calls have no time limit.
 """
 
 from __future__ import annotations
@@ -26,13 +31,16 @@ import io
 import logging
 import os
 import secrets
+import signal
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
 from .course import Course, load_course
 from .results import StageResult, SubmissionResult
+from .sandbox import Limits, LocalStudent, StudentProxy, StudentTimeout
 
 _COURSE: Course | None = None
 
@@ -87,21 +95,81 @@ def _student_id() -> str:
     return "notebook"
 
 
+class CallTimeout(BaseException):
+    """Raised into the learner's code when a call has run out of time (a BaseException, so that an
+    ``except Exception`` in that code does not catch it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Interrupt the block with :class:`CallTimeout` after ``seconds``, and again every half second until it ends
+    (code that catches it anyway is interrupted again). Yields a function that says whether time ran out. No
+    limit outside the main thread or without ``SIGALRM``."""
+    fired = False
+
+    def timed_out() -> bool:
+        return fired
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield timed_out
+        return
+
+    def on_alarm(signum, frame):
+        nonlocal fired
+        fired = True
+        raise CallTimeout
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
+    try:
+        yield timed_out
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class KernelStudent(LocalStudent):
+    """The learner's functions in the kernel, each call under a time limit; after a timeout the stage's other
+    checks are skipped, as the sandbox does."""
+
+    def __init__(self, namespace: dict, filename: str, timeout: float):
+        super().__init__(namespace, filename=filename)
+        self.timeout = timeout
+
+    def _ensure(self) -> None:
+        if self.timed_out is not None:
+            StudentProxy._ensure(self)  # raises the sandbox's "skipped: an earlier check ... did not finish"
+
+    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+        try:
+            with time_limit(self.timeout) as timed_out:
+                reply = super()._roundtrip(req, blob)
+            expired = timed_out()
+        except CallTimeout:  # it fired after the learner's code returned, before the limit was lifted
+            expired = True
+        if expired:
+            self.timed_out = f"{self.timeout:g} s"
+            raise StudentTimeout(f"your code did not finish within {self.timeout:g} s (an endless loop, or a "
+                                 "Python loop over a large tensor?): the check stopped it")
+        return reply
+
+
 def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | None = None,
               course: Course | None = None, student: str | None = None,
-              fixed_seed: int | None = None) -> StageResult | None:
+              fixed_seed: int | None = None, timeout: float | None = None) -> StageResult | None:
     """Grade one stage against the functions in ``namespace``; ``None`` when the stage has no graders.
-    ``seed`` is the run's base seed (as ``grade --seed``), ``fixed_seed`` the stage's own (as ``check --seed``)."""
+    ``seed`` is the run's base seed (as ``grade --seed``), ``fixed_seed`` the stage's own (as ``check --seed``);
+    ``timeout``: seconds per call into the learner's code (default: the sandbox's ``Limits.call_timeout``)."""
     from .runner import Submission, grade
-    from .sandbox import LocalStudent
 
     course = _course(course)
     stage = course.stage(key)
     key = stage.key  # a stage number works too
     sub = Submission(student=student or _student_id(), sources={key: (stage.file, "")})
+    limit = timeout if timeout is not None else Limits().call_timeout
 
     def open_student(submission, stage_):
-        return LocalStudent(namespace, filename=f"<notebook: {stage.file}>")
+        return KernelStudent(namespace, f"<notebook: {stage.file}>", limit)
 
     with quiet():
         result = grade(course, [sub], stages=[key], seed=seed, include_hidden=hidden, open_student=open_student,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -267,3 +269,185 @@ def test_an_untouched_stub_gets_the_first_hint(tmp_path):
     assert "not implemented yet" in proc.stdout
     hint = autograder("hint", "1", cwd=tmp_path)
     assert "Hint 1/" in hint.stdout and ", for " not in hint.stdout, hint.stdout
+
+
+@pytest.mark.parametrize("device", ["cdua", "cuda", "cuda:0"])
+def test_a_device_not_present_is_a_clear_error_before_grading(device, tmp_path):
+    """A typo or an absent device is the command's error, said in one line, not failed checks charged to the
+    learner's code."""
+    from autograder.runner import available_devices
+
+    if device.split(":")[0] in available_devices():
+        pytest.skip(f"this machine has {device}")
+    proc = autograder("check", str(ROOT / "solutions"), "--stage", "loop_average", "--device", device, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""  # nothing was graded
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"autograder: --device {device}: ") and "devices here: cpu" in line
+
+
+def test_a_python_without_the_dependencies_is_told_how_to_set_up():
+    """``-S``: no site-packages, so neither torch nor rich is importable (the package itself is, from cwd)."""
+    proc = subprocess.run([sys.executable, "-S", "-m", "autograder", "check"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "make setup" in line and "pip install -e ." in line and "rich" in line
+
+
+def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
+    """watch checks every stage once, then, for each change watchfiles reports, only the saved stage, and
+    shows the whole table with the other stages' earlier results."""
+    import watchfiles
+
+    from autograder import cli
+    from autograder.results import StageResult, SubmissionResult
+
+    (tmp_path / "02_tril_average.py").write_text("")
+    calls = []
+
+    def fake_run_check(course_, folder, *, stages=None, **kwargs):
+        calls.append(stages)
+        keys = stages or course.keys
+        return SubmissionResult(student="you", stages=[
+            StageResult(key=k, title=k, max_score=1, note=f"run {len(calls)}") for k in keys])
+
+    class NoSandbox:
+        sandbox = None
+
+        def ready(self):
+            return True
+
+        def close(self):
+            pass
+
+    watched = {}
+
+    def fake_watch(folder, watch_filter, **kwargs):  # runs in watch's thread: checked below
+        saved = str(tmp_path / "02_tril_average.py")
+        watched.update(folder=Path(folder), saved=watch_filter(watchfiles.Change.modified, saved),
+                       other=watch_filter(watchfiles.Change.modified, str(tmp_path / "notes.txt")))
+        yield {(watchfiles.Change.modified, saved)}
+
+    shown = []
+    monkeypatch.setattr(cli, "run_check", fake_run_check)
+    monkeypatch.setattr(cli, "EarlySandbox", NoSandbox)
+    monkeypatch.setattr(watchfiles, "watch", fake_watch)
+    monkeypatch.setattr("autograder.display.print_check",
+                        lambda console, course_, result, hints, **kw: shown.append({s.key: s.note for s in result.stages}))
+    assert cli.main(["watch", str(tmp_path)]) == 0
+    assert watched == {"folder": tmp_path, "saved": True, "other": False}
+    assert calls == [None, ["tril_average"]]
+    assert shown[-1]["tril_average"] == "run 2"
+    assert {k: v for k, v in shown[-1].items() if k != "tril_average"} == {
+        k: "run 1" for k in course.keys if k != "tril_average"}
+
+
+def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
+    """The real thing: a stub saved with the solution turns its stage green, without restarting watch."""
+    import queue
+    import threading
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    stub = folder / "01_loop_average.py"
+    shutil.copy(ROOT / "exercises" / "01_loop_average.py", stub)
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "watch", str(folder)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    screens: queue.Queue = queue.Queue()
+
+    def read():
+        screen = []
+        for line in proc.stdout:
+            screen.append(line)
+            if line.startswith("watching "):
+                screens.put("".join(screen))
+                screen = []
+        screens.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        first = screens.get(timeout=300)
+        assert first is not None and "not implemented yet" in first
+        shutil.copy(ROOT / "solutions" / "01_loop_average.py", stub)
+        second = screens.get(timeout=300)
+        assert second is not None
+        assert "loop_average" in second and "done" in second
+    finally:
+        proc.send_signal(signal.SIGINT)  # Ctrl-C, as a learner stops it: watch closes its sandbox and returns
+        assert proc.wait(timeout=60) == 0
+
+
+def test_a_notebook_check_cell_stops_an_endless_loop_once_per_stage(course):
+    """A notebook's check runs the learner's functions in the kernel: a call that never returns is stopped
+    after the time limit, and the stage's other checks are skipped instead of each waiting it out again."""
+    import time
+
+    from autograder.inprocess import run_stage
+
+    def causal_mean_loop(x):
+        while True:
+            try:
+                time.sleep(0.01)
+            except Exception:  # learner code that swallows errors is interrupted all the same
+                pass
+
+    result = run_stage("loop_average", {"causal_mean_loop": causal_mean_loop}, seed=0, course=course, timeout=1)
+    messages = [c.message for c in result.checks]
+    assert not any(c.passed for c in result.checks) and result.score == 0
+    assert sum(m.startswith("your code did not finish within 1 s") for m in messages) == 1, messages
+    assert all(m.startswith("skipped: an earlier check of this stage did not finish in time") for m in messages
+               if not m.startswith("your code did not finish")), messages
+
+
+def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
+    """pytest catches a Ctrl-C that arrives while checks run and ends its session early; watch must stop all the
+    same, not wait for the next save."""
+    import threading
+    import time
+
+    import watchfiles
+
+    from autograder import cli
+    from autograder.results import StageResult, SubmissionResult
+
+    calls = []
+    rechecking = threading.Event()
+
+    def fake_run_check(course_, folder, *, stages=None, **kwargs):
+        calls.append(stages)
+        if len(calls) == 2:  # Ctrl-C during the first re-check, swallowed as pytest does
+            rechecking.set()
+            time.sleep(0.5)
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+            except KeyboardInterrupt:
+                pass
+        return SubmissionResult(student="you", stages=[
+            StageResult(key=k, title=k, max_score=1) for k in stages or course.keys])
+
+    class NoSandbox:
+        sandbox = None
+
+        def ready(self):
+            return True
+
+        def close(self):
+            pass
+
+    def fake_watch(folder, watch_filter, **kwargs):
+        yield {(watchfiles.Change.modified, str(tmp_path / "02_tril_average.py"))}
+        rechecking.wait(60)  # the second save comes while the first re-check runs
+        yield {(watchfiles.Change.modified, str(tmp_path / "03_softmax_average.py"))}
+
+    monkeypatch.setattr(cli, "run_check", fake_run_check)
+    monkeypatch.setattr(cli, "EarlySandbox", NoSandbox)
+    monkeypatch.setattr(watchfiles, "watch", fake_watch)
+    monkeypatch.setattr("autograder.display.print_check", lambda *args, **kwargs: None)
+    handler = signal.getsignal(signal.SIGINT)
+    assert cli.main(["watch", str(tmp_path)]) == 0
+    assert calls == [None, ["tril_average"]]  # the next save was not checked: watch had stopped
+    assert signal.getsignal(signal.SIGINT) is handler
