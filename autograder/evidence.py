@@ -305,7 +305,7 @@ def flatten_tensors(value) -> list:
 def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     """None when ``replayed`` (the graph's output) matches ``answer`` (the learner's, as decoded from its reply)
     within the tolerance of ``dtype``, the dtype of the call's inputs; else what differs."""
-    from .checking import compare, tolerance
+    from .checking import REPLAY_TOLERANCES, compare, tolerance
     from .sandbox import Out
 
     if isinstance(answer, Out) and isinstance(answer.t, torch.Tensor):
@@ -313,7 +313,7 @@ def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
             return "the graph does not return a tensor where your code does"
         if tuple(replayed.shape) != tuple(answer.t.shape):
             return f"the graph returns shape {tuple(replayed.shape)}, your code {tuple(answer.t.shape)}"
-        ok, where = compare(answer.t, replayed, *tolerance(dtype))
+        ok, where = compare(answer.t, replayed, *tolerance(dtype, REPLAY_TOLERANCES))
         return None if ok else where
     if isinstance(answer, (tuple, list)) and isinstance(replayed, (tuple, list)) and len(answer) == len(replayed):
         for a, r in zip(answer, replayed):
