@@ -59,15 +59,19 @@ def tolerance(dtype, table: dict | None = None) -> tuple[float, float]:
 class CheckInfo:
     name: str
     weight: float = 1.0
+    construction: bool = False
 
 
-def check(name: str, weight: float = 1.0):
+def check(name: str, weight: float = 1.0, *, construction: bool = False):
     """Mark a pytest test function as a graded check with a learner-facing name and a weight.
 
-    A stage's points are shared among its checks in proportion to their weights."""
+    A stage's points are shared among its checks in proportion to their weights. ``construction=True`` marks a
+    check of how an object is built (parameters, buffers, a ValueError), the only kind an answer whose functions
+    compute nothing may pass (tests/test_trivial_answers.py); every other check looks at values computed by the
+    learner's code, and a check of a property of an output counts only with correct values (:func:`credited`)."""
 
     def mark(fn):
-        fn._ag_check = CheckInfo(name, float(weight))
+        fn._ag_check = CheckInfo(name, float(weight), construction)
         return fn
 
     return mark

@@ -123,7 +123,7 @@ def test_split_merge_meta(student, device):
 # ───────────────────────────── MultiHeadAttention ─────────────────────────────
 
 
-@check("MultiHeadAttention: ValueError when d_out % n_heads != 0")
+@check("MultiHeadAttention: ValueError when d_out % n_heads != 0", construction=True)
 def test_value_error(student):
     try:
         student.new("MultiHeadAttention", 4, 6, 4, 8, seed=123)
@@ -144,7 +144,7 @@ def test_value_error(student):
 
 
 @check("MultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj is nn.Linear(d_out, d_out), "
-       "an nn.Dropout, the mask a registered bool buffer")
+       "an nn.Dropout, the mask a registered bool buffer", construction=True)
 def test_structure(student):
     for bias in (False, True):
         handle = student.new("MultiHeadAttention", 4, 6, 2, 8, qkv_bias=bias, seed=123)
@@ -212,7 +212,7 @@ def test_torch_mha(student):
 @check("written by hand: no nn.MultiheadAttention, multi_head_attention_forward or scaled_dot_product_attention",
        weight=3)
 def test_by_hand(student):
-    handle, w = module(student, 4, 6, 2, wseed=120)
+    handle, w = module(student, 4, 6, 2, wseed=120, dtype=torch.float32)
     with explained(student, "MultiHeadAttention(4, 6, 2, 8)(x)"):
         reply = handle(X, cast=torch.float32, record=lambda x: oracle.expected("multi_head_attention", x, w, 2),
                        full=True)

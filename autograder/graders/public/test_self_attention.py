@@ -47,7 +47,7 @@ def rand_draws(d_in, d_out, manual_seed=123):
     return [torch.rand(d_in, d_out, generator=g) for _ in NAMES]
 
 
-@check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)")
+@check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)", construction=True)
 def test_params_structure(student):
     info = student.new("SelfAttentionParams", 4, 3, seed=123).info
     params = info.get("params", {})
@@ -63,7 +63,7 @@ def test_params_structure(student):
             fail(f"SelfAttentionParams(4, 3).{name} does not require grad: keep the default requires_grad=True")
 
 
-@check("SelfAttentionParams: weights drawn with torch.rand, in the order query, key, value")
+@check("SelfAttentionParams: weights drawn with torch.rand, in the order query, key, value", construction=True)
 def test_params_creation_order(student):
     handle = student.new("SelfAttentionParams", 4, 3, seed=123)
     state = handle.state()
@@ -127,7 +127,7 @@ def test_params_values(student):
                  mistakes=oracle.mistakes("self_attention_params", X, w))
 
 
-@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias")
+@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias", construction=True)
 def test_linear_structure(student):
     for bias in (False, True):
         info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).info
