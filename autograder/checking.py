@@ -265,6 +265,16 @@ def expect_precise(got, expected: torch.Tensor, *, what: str, mistakes=None) -> 
     return out
 
 
+def softmax_tolerance(dtype, logits: torch.Tensor) -> tuple[float, float]:
+    """The tolerance of a softmax of large ``logits`` computed in ``dtype``: a backward-stable softmax (the max
+    subtracted, or logsumexp) is the exact softmax of logits moved by a few ulps of the largest one, which moves
+    the outputs by that much relative (eps * max|x|): both ways are correct and must pass."""
+    rtol, atol = tolerance(dtype)
+    if isinstance(dtype, str):
+        dtype = DTYPE_NAMES.get(dtype, torch.float32)
+    return rtol + 4 * torch.finfo(dtype).eps * float(_f64(logits).abs().max()), atol
+
+
 HALVES = (torch.float16, torch.bfloat16)  # the half-precision dtypes the hidden checks try on the CPU
 
 

@@ -279,6 +279,22 @@ def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None
 # ───────────────────────────── comparisons ─────────────────────────────
 
 
+def own_weights_reference(handle, oracle_name: str, *extra):
+    """The grader's reference for a call of a module the learner built with its own weights: the oracle
+    ``oracle_name`` applied to ``x`` with the weights the module holds, read back from the learner's process
+    (they are only numbers: the reference itself is computed here). Passed as ``record=`` (see
+    :func:`autograder.evidence.verify`); None when the module's state cannot be read."""
+    from autograder import oracle
+    from autograder.sandbox import Out, StudentFailure
+
+    try:
+        state = handle.state()
+    except StudentFailure:
+        return True  # the evidence then falls back to a second call; the state error fails the other checks
+    weights = {name: value.t.to(F64) for name, value in state.items() if isinstance(value, Out)}
+    return lambda x: oracle.expected(oracle_name, x, weights, *extra)
+
+
 def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mistakes: dict | None = None, **kw):
     """``expect_close`` for a call made with ``record=``: no points when a forbidden API was used."""
     from autograder.checking import expect_close
