@@ -9,7 +9,7 @@ from autograder.graders.inputs import randn, rounded
 STAGE = "loop_average"
 
 
-@check("random inputs, varied shapes (T = 1, T != C, B > 1, leading dims)", weight=2)
+@check("random inputs, varied shapes (T = 1, T != C, B > 1, leading dims)", weight=4)
 def test_random_shapes(student, rng):
     for shape in [(1, 1, 4), (3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3)]:
         x = randn(rng, *shape)

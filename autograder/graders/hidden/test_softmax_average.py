@@ -9,7 +9,7 @@ from autograder.graders.inputs import randn, rounded
 STAGE = "softmax_average"
 
 
-@check("mask and weights: random sizes T")
+@check("mask and weights: random sizes T", weight=2)
 def test_random_sizes(student, rng):
     for T in torch.randint(2, 40, (3,), generator=rng).tolist():
         got = expect_shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})").t.to(torch.bool)
@@ -26,7 +26,7 @@ def test_random_sizes(student, rng):
                      mistakes=oracle.mistakes("masked_uniform_weights", T))
 
 
-@check("average: random inputs, extra leading dims, T = 1", weight=2)
+@check("average: random inputs, extra leading dims, T = 1", weight=3)
 def test_random_inputs(student, rng):
     for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (1, 1, 3)]:
         x = randn(rng, *shape)

@@ -9,7 +9,7 @@ from autograder.graders.inputs import randn, rounded
 STAGE = "tril_average"
 
 
-@check("random inputs, extra leading dims, T = 1", weight=2)
+@check("random inputs, extra leading dims, T = 1", weight=3)
 def test_random(student, rng):
     for shape in [(1, 1, 3), (3, 5, 2), (2, 3, 4, 6), (5, 9)]:
         x = randn(rng, *shape)

@@ -24,7 +24,7 @@ def test_shape(student):
     credited(got, _expected(X), "causal_mean_loop(x (2, 5, 3))")
 
 
-@check("values equal the running mean", weight=2)
+@check("values equal the running mean", weight=3)
 def test_values(student):
     got = student.call("causal_mean_loop", X, cast=torch.float64)
     expect_close(got, _expected(X), what="causal_mean_loop(x)", mistakes=oracle.mistakes("causal_mean_loop", X))
