@@ -22,35 +22,56 @@ import torch
 
 from .sandbox import Opaque, Out
 
-# One table of tolerances per dtype (student dtype vs a float64 reference).
+# One table of tolerances per dtype, chosen from the dtype the check asked for (never the one returned):
+# (rtol, atol), where atol is relative to the largest magnitude of the expected value (at least 1), so that a
+# check's margin does not depend on how large the numbers of a seed's inputs happen to be. Value checks judge a
+# float64 answer at float32's tolerance: an answer computed at float32 precision has the right values and
+# loses points once, in the stage's "keeps the input's precision" check (PRECISION).
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-4, 1e-5),
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (5e-2, 5e-2),
+}
+# What "keeps the input's precision" demands of a float64 answer: float64 rounding errors are about 1e-16
+# relative, float32's about 6e-8, so the band separates them by more than a thousand both ways.
+PRECISION: tuple[float, float] = (1e-11, 1e-11)
+DTYPE_NAMES = {str(d).replace("torch.", ""): d for d in TOLERANCES}
+
+
+# A replayed graph recomputes the learner's own operations: it must agree with the answer to the dtype's rounding.
+REPLAY_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.float64: (1e-7, 1e-9),
     torch.float32: (1e-4, 1e-5),
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (5e-2, 5e-2),
 }
-DTYPE_NAMES = {str(d).replace("torch.", ""): d for d in TOLERANCES}
 
 
-def tolerance(dtype) -> tuple[float, float]:
+def tolerance(dtype, table: dict | None = None) -> tuple[float, float]:
+    table = TOLERANCES if table is None else table
     if isinstance(dtype, str):
         dtype = DTYPE_NAMES.get(dtype, torch.float32)
-    return TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    return table.get(dtype, table[torch.float32])
 
 
 @dataclass(frozen=True)
 class CheckInfo:
     name: str
     weight: float = 1.0
+    construction: bool = False
 
 
-def check(name: str, weight: float = 1.0):
+def check(name: str, weight: float = 1.0, *, construction: bool = False):
     """Mark a pytest test function as a graded check with a learner-facing name and a weight.
 
-    A stage's points are shared among its checks in proportion to their weights."""
+    A stage's points are shared among its checks in proportion to their weights. ``construction=True`` marks a
+    check of how an object is built (parameters, buffers, a ValueError), the only kind an answer whose functions
+    compute nothing may pass (tests/test_trivial_answers.py); every other check looks at values computed by the
+    learner's code, and a check of a property of an output counts only with correct values (:func:`credited`)."""
 
     def mark(fn):
-        fn._ag_check = CheckInfo(name, float(weight))
+        fn._ag_check = CheckInfo(name, float(weight), construction)
         return fn
 
     return mark
@@ -140,7 +161,10 @@ def expect_shape(got, shape, what: str) -> Out:
     return out
 
 
-def expect_meta(got, *, dtype=None, device=None, what: str) -> Out:
+def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tensor | None = None,
+                mistakes=None) -> Out:
+    """The answer's dtype and device are the input's; ``expected``: its correct value (the check counts only
+    with correct values, see :func:`credited`)."""
     out = as_tensor(got, what)
     if dtype is not None:
         want = str(dtype).replace("torch.", "")
@@ -152,6 +176,7 @@ def expect_meta(got, *, dtype=None, device=None, what: str) -> Out:
         if out.device.split(":")[0] != want.split(":")[0]:
             fail(f"{what}: expected the result on {want} (the input's device), got {out.device}. "
                  "Create new tensors with device=x.device.")
+    credited(out, expected, what, mistakes, dtype=dtype)
     return out
 
 
@@ -160,13 +185,21 @@ def _f64(t: torch.Tensor) -> torch.Tensor:
     return t if t.dtype is torch.float64 and not t.requires_grad else t.detach().to(torch.float64)
 
 
+def magnitude(t: torch.Tensor) -> float:
+    """The largest finite magnitude in ``t``, at least 1: what absolute tolerances are relative to."""
+    t = _f64(t)
+    finite = t[torch.isfinite(t)] if t.numel() else t
+    return max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+
+
 def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> tuple[bool, str]:
-    """(close?, a short description of where they differ)."""
+    """(close?, a short description of where they differ). ``atol`` is relative to :func:`magnitude`."""
     g, e = _f64(got), _f64(expected)
     if g.shape != e.shape:
         return False, f"shape {tuple(g.shape)} instead of {tuple(e.shape)}"
     if g.numel() == 0:
         return True, ""
+    atol = atol * magnitude(e)
     close = (g - e).abs() <= atol + rtol * e.abs()
     if bool(close.all()):  # the common case: no NaN or infinity to match up (both would fail this test)
         return True, ""
@@ -188,36 +221,43 @@ def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float)
                    f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; " + "; ".join(errors))
 
 
-def diagnose(got: torch.Tensor, mistakes: dict | None, rtol: float, atol: float) -> str | None:
-    """The name of the first known mistake whose output equals ``got`` (within a loose tolerance)."""
+def diagnose(got: torch.Tensor, mistakes, rtol: float, atol: float, *, expected=None) -> str | None:
+    """The name of the first known mistake that explains ``got``: its output matches ``got`` at the scoring
+    tolerance (rtol, atol) and, on these inputs, differs from ``expected`` (the correct answer) beyond it. A
+    variant that gives the correct answer here (a scale by sqrt(hs_v) where hs_v == hs, a missing identity
+    out_proj) explains nothing and is never named."""
+    got = got.t if isinstance(got, Out) else got
     for name, wrong in (mistakes or {}).items():
         if wrong is None or not isinstance(wrong, torch.Tensor) or tuple(wrong.shape) != tuple(got.shape):
             continue
-        if compare(got, wrong, max(rtol, 1e-4) * 10, max(atol, 1e-5) * 10)[0]:
+        if expected is not None and tuple(wrong.shape) == tuple(expected.shape) \
+                and compare(wrong, expected, rtol, atol)[0]:
+            continue
+        if compare(got, wrong, rtol, atol)[0]:
             return name
     return None
 
 
-def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes: dict | None = None,
+def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes=None,
                  rtol: float | None = None, atol: float | None = None) -> Out:
     """Values of ``got`` equal ``expected`` within the tolerance of ``dtype``, else of the dtype the call asked
     for (``Out.asked``), else float32's; otherwise a teaching failure. Never the tolerance of the dtype the
     learner returned: a float32 check answered in bfloat16 is judged at float32's tolerance."""
     out = as_tensor(got, what)
     judged = dtype or out.asked or torch.float32
+    d_rtol, d_atol = tolerance(judged)
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
     if tuple(out.shape) != tuple(expected.shape):
-        mistake = diagnose(out.t, mistakes, *tolerance(judged))
+        mistake = diagnose(out.t, mistakes, rtol, atol, expected=expected)
         msg = f"{what}: expected shape {tuple(expected.shape)}, got {tuple(out.shape)}"
         if mistake:
             msg += f"\n  this looks like a known mistake: {mistake}"
         fail(msg, mistake)
-    d_rtol, d_atol = tolerance(judged)
-    rtol = d_rtol if rtol is None else rtol
-    atol = d_atol if atol is None else atol
     ok, where = compare(out.t, expected, rtol, atol)
     if ok:
         return out
-    mistake = diagnose(out.t, mistakes, rtol, atol)
+    mistake = diagnose(out.t, mistakes, rtol, atol, expected=expected)
     lines = [f"{what}: values differ from the reference ({where})",
              f"  expected {_preview(expected)}", f"  got      {_preview(out.t)}"]
     if mistake:
@@ -225,9 +265,60 @@ def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes
     fail("\n".join(lines), mistake, heatmaps(expected, out.t, what))
 
 
-def expect_unchanged(reply: dict, what: str) -> None:
-    """``reply`` from ``student.call(..., full=True, return_inputs=True)``."""
-    as_tensor(reply.get("value"), what)  # no answer, no credit for leaving the input alone
+def expect_precise(got, expected: torch.Tensor, *, what: str, mistakes=None) -> Out:
+    """The "keeps the input's precision" check: ``got`` (a float64 call) has the right values, comes back in
+    float64 and is as accurate as float64 arithmetic makes it (:data:`PRECISION`)."""
+    out = expect_close(got, expected, what=what, dtype=torch.float64, mistakes=mistakes)
+    if out.dtype != "float64":
+        fail(f"{what}: float64 inputs gave a {out.dtype} answer: keep the input's dtype (create new tensors with "
+             "dtype=x.dtype, do not call .float())")
+    ok, where = compare(out.t, expected, *PRECISION)
+    if not ok:
+        fail(f"{what}: the values are right only to float32 precision ({where}); float64 inputs must be computed "
+             "in float64 all the way. Look for .float(), a float32 constant (torch.tensor(..., dtype=torch.float32)"
+             " or a float32 mask or scale) or a tensor created without dtype=x.dtype on the way.")
+    return out
+
+
+def softmax_tolerance(dtype, logits: torch.Tensor) -> tuple[float, float]:
+    """The tolerance of a softmax of large ``logits`` computed in ``dtype``: a backward-stable softmax (the max
+    subtracted, or logsumexp) is the exact softmax of logits moved by a few ulps of the largest one, which moves
+    the outputs by that much relative (eps * max|x|): both ways are correct and must pass."""
+    rtol, atol = tolerance(dtype)
+    if isinstance(dtype, str):
+        dtype = DTYPE_NAMES.get(dtype, torch.float32)
+    return rtol + 4 * torch.finfo(dtype).eps * float(_f64(logits).abs().max()), atol
+
+
+HALVES = (torch.float16, torch.bfloat16)  # the half-precision dtypes the hidden checks try on the CPU
+
+
+def expect_half(got, expected: torch.Tensor, dtype: torch.dtype, *, what: str, mistakes=None) -> Out:
+    """A call made in a half-precision ``dtype``: the answer comes back in it, finite where the reference is, and
+    equals the float64 reference at that dtype's tolerance. (A -1e9 fill overflows float16: use -inf.)"""
+    out = as_tensor(got, what)
+    want = str(dtype).replace("torch.", "")
+    if out.dtype != want:
+        fail(f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. Create new tensors with "
+             "dtype=x.dtype, and do not return a float32 copy.")
+    return expect_close(out, expected, what=what, dtype=dtype, mistakes=mistakes)
+
+
+def credited(got, expected: torch.Tensor | None, what: str, mistakes=None, dtype=None) -> Out:
+    """For checks of a property of an output (shape, dtype, device, input unchanged, written by hand,
+    vectorised, causal, ...): the property earns its points only together with correct values, so an answer that
+    computes nothing (zeros, the input returned, noise) earns nothing from it. ``expected`` None: no values to
+    compare (the check tests a property no trivial answer has)."""
+    if expected is None:
+        return as_tensor(got, what)
+    return expect_close(got, expected, what=what + " (this check counts only with correct values)", dtype=dtype,
+                        mistakes=mistakes)
+
+
+def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None) -> None:
+    """``reply`` from ``student.call(..., full=True, return_inputs=True)``; ``expected``: its correct value (the
+    check counts only with correct values, see :func:`credited`)."""
+    credited(reply.get("value"), expected, what, mistakes)
     changed = [i for i, c in enumerate(reply.get("inputs_changed") or []) if c]
     if changed:
         fail(f"{what} modified its input (argument {changed[0] + 1}) in place: "

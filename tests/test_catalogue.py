@@ -98,3 +98,22 @@ def test_a_hidden_check_catches_its_mistake_whatever_the_seed(course, sandbox, n
     for result in grade(course, subs, stages=[stage.key], seed=seed, sandbox=sandbox):
         verdicts = [c for c in result.stage(stage.key).checks if c.name.startswith(check)]
         assert verdicts and not any(c.passed for c in verdicts), f"{result.student}: {name} passed {check!r}"
+
+
+# One mistake, one loss: a file whose only fault is one of these loses exactly the check that says so (and keeps
+# every value and gradient check: computing float64 at float32 precision is not 21 wrong answers).
+ONE_LOSS = [
+    ("causal_attention__float32_scale", "keeps the input's precision"),
+    ("multi_head_attention__float_softmax", "keeps the input's precision"),
+    ("causal_attention__fill_minus_1e9", "float16 and bfloat16"),
+    ("causal_attention__float_future_mask", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
+    ("causal_attention__mask_from_T_q", "causal_attention: equals scaled_dot_product_attention"),
+    ("multi_head_attention__mask_in_forward", "MultiHeadAttention: W_query, W_key, W_value are nn.Linear"),
+]
+
+
+@pytest.mark.parametrize("name, check", ONE_LOSS, ids=[n for n, _ in ONE_LOSS])
+def test_one_mistake_loses_one_check(graded, name, check):
+    stage = graded[name].stage(name.split("__")[0])
+    failed = [c.name for c in stage.checks if not c.passed]
+    assert len(failed) == 1 and failed[0].startswith(check), f"{name} failed {failed}"

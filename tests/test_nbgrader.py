@@ -28,17 +28,19 @@ ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "attention"
 SEED = 20240611
 
-# A typical mistake for stage 2: the upper triangle (torch.triu) instead of the lower one.
+# A typical mistake for stage 2: the weights are right, but the product keeps a Python loop over time (values
+# right, the "does not grow with T" check lost). An answer whose every value is wrong (torch.triu) earns nothing.
 TRIU_MISTAKE = '''import torch
 
 
 def causal_mean_weights(T, *, device=None, dtype=None):
-    w = torch.triu(torch.ones(T, T, device=device, dtype=dtype))
+    w = torch.tril(torch.ones(T, T, device=device, dtype=dtype))
     return w / w.sum(dim=-1, keepdim=True)
 
 
 def causal_mean_matmul(x):
-    return causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype) @ x
+    w = causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype)
+    return torch.stack([w[t, : t + 1] @ x[..., : t + 1, :] for t in range(x.shape[-2])], dim=-2)
 '''
 
 # A correct stage 1 whose code makes PyTorch warn, warns itself and writes to stderr, at Python and fd level.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
+from autograder.checking import as_tensor, diagnose, error_line, fail, tolerance, uses_dot_T
 from autograder.graders.inputs import fixed
 from autograder.sandbox import MissingName, StudentCodeError, learner_error
 
@@ -188,9 +188,10 @@ class _Shape:
 
 
 def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], what: str,
-                     dropout: bool = False, mask: int | None = None) -> None:
+                     dropout: bool = False, mask: int | None = None, state: dict | None = None) -> None:
     """The module's layout as ``describe()`` reports it: named ``nn.Linear`` layers of the given sizes, an
-    ``nn.Dropout``, a registered ``mask`` buffer of size (mask, mask)."""
+    ``nn.Dropout``, a registered ``mask`` buffer of size (mask, mask) which, as the stubs ask, is bool and True
+    where s <= t (read from ``state``, the module's state as ``handle.state()`` returns it)."""
     modules = info.get("modules", {})
     params = info.get("params", {})
     for name, (n_in, n_out, bias) in linears.items():
@@ -220,6 +221,19 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
         if buffers["mask"]["shape"] != [mask, mask]:
             fail(f"{what}.mask has shape {tuple(buffers['mask']['shape'])}, expected ({mask}, {mask}): one row "
                  "and one column per position up to context_length")
+        got = (state or {}).get("mask")
+        if state is not None and not isinstance(getattr(got, "t", None), torch.Tensor):
+            fail(f"{what}.mask could not be read back as a tensor")
+        if state is not None:
+            if got.dtype != "bool":
+                fail(f"{what}.mask is {got.dtype}; the docstring asks for a bool mask, True where step t may look at "
+                     "step s (s <= t): torch.ones(context_length, context_length, dtype=torch.bool).tril()")
+            want = torch.ones(mask, mask, dtype=torch.bool).tril()
+            if not torch.equal(got.t.to(torch.bool), want):
+                inverted = torch.equal(got.t.to(torch.bool), ~want)
+                fail(f"{what}.mask is not True exactly where s <= t (the lower triangle with the diagonal)"
+                     + (": it is True on the future, the inverse of what the docstring asks" if inverted else ""),
+                     INVERTED_MASK if inverted else None)
 
 
 # ───────────────────────────── forbidden shortcuts ─────────────────────────────
@@ -243,7 +257,11 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
     return sorted(apis), mistake, unverified
 
 
-def require_by_hand(reply: dict, what: str) -> None:
+def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None) -> None:
+    """No forbidden API (else the stage forfeits), and a graph that could be verified; ``expected``: the call's
+    correct value (the check counts only with correct values, see ``checking.credited``)."""
+    from autograder.checking import credited
+
     apis, mistake, unverified = forbidden_apis(reply)
     what = what.split(", compared with ")[0]  # the call, without the reference its value is compared with
     if apis:
@@ -256,6 +274,8 @@ def require_by_hand(reply: dict, what: str) -> None:
              "inputs; work done outside torch (numpy, Python numbers, .item()), by code that hides from the "
              "trace, or that changes between calls cannot be verified. This stage must be written by hand with "
              "torch operations, so it earns no points until it can be verified.", forfeit=True)
+    if expected is not None:
+        credited(reply.get("value"), expected, what, mistakes)
 
 
 # ───────────────────────────── comparisons ─────────────────────────────
@@ -285,8 +305,12 @@ def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mist
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
 
 
-def expect_causal(base, changed, t: int, *, what: str, mistakes: dict | None = None, changed_what: str = "") -> None:
-    """Outputs before step ``t`` must not move when inputs at step ``t`` (and later) changed."""
+def expect_causal(base, changed, t: int, *, what: str, expected: torch.Tensor, mistakes=None,
+                  changed_what: str = "") -> None:
+    """Outputs before step ``t`` must not move when inputs at step ``t`` (and later) changed. ``expected``: the
+    correct value of ``base`` (the check counts only with correct values, see ``checking.credited``)."""
+    from autograder.checking import credited
+
     a = as_tensor(base, what).t.to(F64)
     b = as_tensor(changed, what).t.to(F64)
     if a.shape != b.shape:
@@ -295,10 +319,11 @@ def expect_causal(base, changed, t: int, *, what: str, mistakes: dict | None = N
     same = (after == before) | (before.isnan() & after.isnan())
     moved = ~same & ((after - before).abs().nan_to_num(float("inf")) > 1e-9 + 1e-6 * before.abs().nan_to_num(0.0))
     if not bool(moved.any()):
+        credited(base, expected, what, mistakes)
         return
     first = tuple(moved.nonzero()[0].tolist())
     s = first[-2]
-    mistake = diagnose(a, mistakes, 1e-7, 1e-9)
+    mistake = diagnose(a, mistakes, *tolerance(F64), expected=expected)
     msg = (f"{what}: changing {changed_what or 'the inputs'} at step {t} (and after) changed the output at step "
            f"{s} < {t}: out{list(first)} was {float(before[first]):.4g}, then {float(after[first]):.4g} "
            f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "

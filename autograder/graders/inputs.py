@@ -25,3 +25,9 @@ def randn(rng: torch.Generator, *shape) -> torch.Tensor:
     receives exactly the numbers the float64 reference uses. (Drawn in float32 and widened: torch's float32
     sampler is vectorised, its float64 one is about five times slower, a measurable share of grading time.)"""
     return torch.randn(*shape, generator=rng, dtype=torch.float32).to(torch.float64)
+
+
+def rounded(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``x`` rounded to ``dtype`` and widened back to float64: the numbers a learner called in ``dtype`` receives,
+    so that the float64 reference is computed from exactly them."""
+    return x.to(dtype).to(torch.float64)

@@ -3,10 +3,10 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_shape
+from autograder.checking import HALVES, check, expect_half, expect_shape
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, new_module, perturb_from,
                                           qkv, random_linear_weights, sdpa)
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "causal_attention"
 F64 = torch.float64
@@ -55,7 +55,7 @@ def test_random_causality(student, rng):
         base = expect_shape(student.call("causal_attention", q, k, v, cast=F64), (2, T, 5), what)
         changed = [perturb_from(z, t, seed=_rand_int(rng, 0, 10 ** 6)) for z in (q, k, v)]
         after = student.call("causal_attention", *changed, cast=F64)
-    expect_causal(base, after, t, what=what, changed_what="q, k and v",
+    expect_causal(base, after, t, what=what, changed_what="q, k and v", expected=sdpa(q, k, v),
                   mistakes=oracle.mistakes("causal_attention", q, k, v))
 
 
@@ -89,3 +89,24 @@ def test_module_devices(student, rng, device):
                        record=lambda x: oracle.expected("causal_self_attention", x, w))
     expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
                          mistakes=oracle.mistakes("causal_self_attention", x, w))
+
+
+@check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
+def test_half(student, rng):
+    q, k, v = _qkv(rng, (2,), 6, 4, 3)
+    w = random_linear_weights(rng, qkv(4, 3), bias=True)
+    x = randn(rng, 2, 6, 4)
+    for dtype in HALVES:
+        qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
+        what = f"causal_attention(q, k, v {str(dtype)[6:]})"
+        with explained(student, what):
+            got = student.call("causal_attention", qh, kh, vh, cast=dtype)
+        expect_half(got, sdpa(qh, kh, vh), dtype, what=what, mistakes=oracle.mistakes("causal_attention", qh, kh, vh))
+        handle = new_module(student, "CausalSelfAttention", 4, 3, 8, qkv_bias=True, weights=w, dtype=dtype,
+                            what="CausalSelfAttention(4, 3, 8, qkv_bias=True)")
+        wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
+        what = f"CausalSelfAttention(4, 3, 8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
+        with explained(student, what):
+            got = handle(xh, cast=dtype)
+        expect_half(got, oracle.expected("causal_self_attention", xh, wh), dtype, what=what,
+                    mistakes=oracle.mistakes("causal_self_attention", xh, wh))

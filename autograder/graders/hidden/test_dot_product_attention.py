@@ -3,8 +3,9 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
-from autograder.graders.inputs import randn
+from autograder.checking import (HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail,
+                                 softmax_tolerance, tolerance)
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "dot_product_attention"
 SOFTMAXES = ("softmax_naive", "softmax_stable")
@@ -51,18 +52,19 @@ def test_stable_large_random(student, rng):
         got = expect_shape(student.call("softmax_stable", x, cast=dtype, dim=dim), x.shape,
                            f"softmax_stable(x near ±1e4, dim={dim})")
         if not bool(torch.isfinite(got.t).all()):
-            mistake = diagnose(got.t, oracle.mistakes("softmax_stable", x, dim=dim), *tolerance(got.dtype))
+            mistake = diagnose(got.t, oracle.mistakes("softmax_stable", x, dim=dim), *tolerance(got.dtype),
+                               expected=oracle.expected("softmax_stable", x, dim=dim))
             fail(f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim}) returned inf or NaN: subtract the "
                  "maximum along dim before exp"
                  + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
         expect_close(got, oracle.expected("softmax_stable", x, dim=dim),
-                     what=f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim})",
+                     what=f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim})", rtol=softmax_tolerance(dtype, x)[0],
                      mistakes=oracle.mistakes("softmax_stable", x, dim=dim))
 
 
 @check("attention: random shapes, leading dims, T = 1", weight=2)
 def test_attention_random(student, rng):
-    for shape in [(2, 6, 4), (2, 3, 5, 2), (3, 1, 7)]:
+    for shape in [(2, 6, 4), (2, 3, 5, 2), (3, 1, 7), (1, 5, 3)]:
         x = randn(rng, *shape)
         scores = 2.0 * randn(rng, *shape[:-1], shape[-2])
         for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
@@ -77,3 +79,13 @@ def test_attention_noncontig(student, rng, device):
     for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
         expect_close(student.call(name, arg, cast=torch.float32, to=device, noncontig=True), oracle.expected(name, arg),
                      what=f"{name}(x non-contiguous, {device})", mistakes=oracle.mistakes(name, arg))
+
+
+@check("float16 and bfloat16 (CPU)")
+def test_half(student, rng):
+    x, scores = randn(rng, 2, 5, 4), 2.0 * randn(rng, 2, 5, 5)
+    for dtype in HALVES:
+        for name, arg in (("softmax_stable", scores), ("attention_weights", scores), ("context_vectors", x)):
+            xh = rounded(arg, dtype)
+            expect_half(student.call(name, xh, cast=dtype), oracle.expected(name, xh), dtype,
+                        what=f"{name}(x {tuple(xh.shape)} {str(dtype)[6:]})", mistakes=oracle.mistakes(name, xh))

@@ -1,17 +1,17 @@
-"""Stage 1, hidden checks: random inputs (seeded per result), odd shapes, every device."""
+"""Stage 1, hidden checks: random inputs (seeded per result), odd shapes, half precision, every device."""
 
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close
-from autograder.graders.inputs import randn
+from autograder.checking import HALVES, check, expect_close, expect_half
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "loop_average"
 
 
-@check("random inputs, varied shapes (T = 1, T != C, B > 1)", weight=2)
+@check("random inputs, varied shapes (T = 1, T != C, B > 1, leading dims)", weight=4)
 def test_random_shapes(student, rng):
-    for shape in [(1, 1, 4), (3, 7, 2), (2, 4, 9), (4, 8, 2)]:
+    for shape in [(1, 1, 4), (3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3)]:
         x = randn(rng, *shape)
         expect_close(student.call("causal_mean_loop", x, cast=torch.float64), oracle.expected("causal_mean_loop", x),
                      what=f"causal_mean_loop(x {shape})", mistakes=oracle.mistakes("causal_mean_loop", x))
@@ -29,3 +29,12 @@ def test_devices(student, rng, device):
     x = randn(rng, 2, 5, 3)
     expect_close(student.call("causal_mean_loop", x, cast=torch.float32, to=device),
                  oracle.expected("causal_mean_loop", x), what=f"causal_mean_loop(x) on {device}")
+
+
+@check("float16 and bfloat16 inputs (CPU)")
+def test_half(student, rng):
+    x = randn(rng, 2, 6, 4)
+    for dtype in HALVES:
+        xh = rounded(x, dtype)
+        expect_half(student.call("causal_mean_loop", xh, cast=dtype), oracle.expected("causal_mean_loop", xh),
+                    dtype, what=f"causal_mean_loop(x {str(dtype)[6:]})", mistakes=oracle.mistakes("causal_mean_loop", xh))

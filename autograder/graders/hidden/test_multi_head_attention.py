@@ -3,9 +3,9 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_shape
+from autograder.checking import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_multi_head_attention import layers, torch_mha
 
 STAGE = "multi_head_attention"
@@ -94,3 +94,16 @@ def test_dropout_eval(student, rng):
         got = handle(x, cast=F64)
     expect_close(got, oracle.expected("multi_head_attention", x, w, 2), what=what + " (dropout must do nothing)",
                  mistakes=oracle.mistakes("multi_head_attention", x, w, 2))
+
+
+@check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
+def test_half(student, rng):
+    x = randn(rng, 2, 6, 4)
+    for dtype in HALVES:
+        handle, w = _module(student, rng, 4, 6, 2, 8, True, dtype=dtype)
+        wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
+        what = f"MultiHeadAttention(4, 6, n_heads=2, 8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
+        with explained(student, what):
+            got = handle(xh, cast=dtype)
+        expect_half(got, oracle.expected("multi_head_attention", xh, wh, 2), dtype, what=what,
+                    mistakes=oracle.mistakes("multi_head_attention", xh, wh, 2))

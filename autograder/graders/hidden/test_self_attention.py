@@ -3,9 +3,9 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close
+from autograder.checking import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import explained, grads_of, new_module, qkv, random_linear_weights
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "self_attention"
 F64 = torch.float64
@@ -71,3 +71,19 @@ def test_noncontig_devices(student, rng, device):
         with explained(student, what):
             got = handle(x, to=device, cast=torch.float32, noncontig=True)
         expect_close(got, oracle.expected(key, x, w), what=what, mistakes=oracle.mistakes(key, x, w))
+
+
+@check("float16 and bfloat16 modules and inputs (CPU)")
+def test_half(student, rng):
+    x = randn(rng, 2, 5, 4)
+    for dtype in HALVES:
+        for cls, key in (("SelfAttentionParams", "self_attention_params"), ("SelfAttentionLinear", "self_attention_linear")):
+            if cls == "SelfAttentionParams":
+                handle, w = _params(student, rng, 4, 3, dtype=dtype)
+            else:
+                handle, w = _linear(student, rng, 4, 3, True, dtype=dtype)
+            wh, xh = {n: rounded(v, dtype) for n, v in w.items()}, rounded(x, dtype)
+            what = f"{cls}(4, 3) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
+            with explained(student, what):
+                got = handle(xh, cast=dtype)
+            expect_half(got, oracle.expected(key, xh, wh), dtype, what=what, mistakes=oracle.mistakes(key, xh, wh))

@@ -3,13 +3,13 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail
-from autograder.graders.inputs import randn
+from autograder.checking import HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "softmax_average"
 
 
-@check("mask and weights: random sizes T")
+@check("mask and weights: random sizes T", weight=2)
 def test_random_sizes(student, rng):
     for T in torch.randint(2, 40, (3,), generator=rng).tolist():
         got = expect_shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})").t.to(torch.bool)
@@ -17,7 +17,7 @@ def test_random_sizes(student, rng):
         if not torch.equal(got, want):
             t, s = (got != want).nonzero()[0].tolist()
             mistake = diagnose(got.double(), {k: v.double() for k, v in oracle.mistakes("causal_mask", T).items()},
-                               0, 0)
+                               0, 0, expected=want.double())
             fail(f"causal_mask({T})[{t}, {s}] is {bool(got[t, s])}: the mask must be True exactly where s <= t "
                  "(column index <= row index)"
                  + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
@@ -26,7 +26,7 @@ def test_random_sizes(student, rng):
                      mistakes=oracle.mistakes("masked_uniform_weights", T))
 
 
-@check("average: random inputs, extra leading dims, T = 1", weight=2)
+@check("average: random inputs, extra leading dims, T = 1", weight=3)
 def test_random_inputs(student, rng):
     for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (1, 1, 3)]:
         x = randn(rng, *shape)
@@ -40,3 +40,15 @@ def test_noncontig_devices(student, rng, device):
     expect_close(student.call("causal_mean_softmax", x, cast=torch.float32, to=device, noncontig=True),
                  oracle.expected("causal_mean_loop", x), what=f"causal_mean_softmax(x non-contiguous, {device})",
                  mistakes=oracle.mistakes("causal_mean_softmax", x))
+
+
+@check("float16 and bfloat16 (CPU): -inf, not a large negative number that overflows")
+def test_half(student, rng):
+    x = randn(rng, 2, 6, 4)
+    for dtype in HALVES:
+        expect_half(student.call("masked_uniform_weights", 6, dtype=dtype), oracle.expected("causal_mean_weights", 6),
+                    dtype, what=f"masked_uniform_weights(6, dtype={str(dtype)[6:]})",
+                    mistakes=oracle.mistakes("masked_uniform_weights", 6))
+        xh = rounded(x, dtype)
+        expect_half(student.call("causal_mean_softmax", xh, cast=dtype), oracle.expected("causal_mean_loop", xh), dtype,
+                    what=f"causal_mean_softmax(x {str(dtype)[6:]})", mistakes=oracle.mistakes("causal_mean_softmax", xh))

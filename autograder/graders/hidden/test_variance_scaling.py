@@ -18,8 +18,8 @@ import math
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
-from autograder.graders.inputs import randn
+from autograder.checking import HALVES, check, credited, diagnose, expect_close, expect_half, expect_shape, fail, tolerance
+from autograder.graders.inputs import randn, rounded
 
 STAGE = "variance_scaling"
 # d_k -> (sequences, T): n * T * T scores from n * T * d_k numbers per tensor (at most 1 MB in float64)
@@ -29,7 +29,13 @@ LOW, HIGH = 0.8, 1.25
 
 def _known(got, q, k) -> str | None:
     known = oracle.mistakes("scaled_scores", q, k)
-    return diagnose(got.t, known, *tolerance(got.dtype))  # type: ignore[arg-type]  # checking.py: Mapping
+    return diagnose(got.t, known, *tolerance(got.dtype), expected=oracle.expected("scaled_scores", q, k))
+
+
+def _right_values(got, q, k) -> None:
+    """The statistics count only for the right scores: random noise of the right shape has variance 1 too."""
+    credited(got, oracle.expected("scaled_scores", q, k), f"scaled_scores(q, k {tuple(q.shape)})",
+             oracle.mistakes("scaled_scores", q, k))
 
 
 def _suffix(mistake: str | None) -> str:
@@ -100,6 +106,7 @@ def test_variance_is_one(student, seed):
                  f"q @ k^T of these inputs have variance {raw:.4g} (about d_k, a sum of d_k products of variance 1), "
                  f"and dividing by sqrt(d_k) = {math.sqrt(d_k):g} divides the variance by d_k."
                  + _suffix(mistake), mistake)
+        _right_values(got, q, k)
 
 
 @check("the scale divides the raw variance (≈ d_k) by d_k")
@@ -115,6 +122,7 @@ def test_variance_ratio(student, seed):
                  f"{raw / ratio:.4g}: your scaling divided the variance by {ratio:.4g}, but dividing the scores by "
                  f"sqrt(d_k) divides their variance by d_k = {d_k}. Take d_k from the last dim of q (or k)."
                  + _suffix(mistake), mistake)
+        _right_values(got, q, k)
 
 
 def _entropy(scores: torch.Tensor) -> float:
@@ -137,3 +145,13 @@ def test_entropy(student, rng):
              f"your scaled scores {h_got:.3g}. Scaling by 1/sqrt(d_k) should spread the weights out: a correct "
              f"scale gives about 2.35 here, out of at most log(T) = {math.log(t):.3g} (uniform weights)."
              + _suffix(mistake), mistake)
+    _right_values(got, q, k)
+
+
+@check("float16 and bfloat16 (CPU)")
+def test_half(student, rng):
+    q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
+    for dtype in HALVES:
+        qh, kh = rounded(q, dtype), rounded(k, dtype)
+        expect_half(student.call("scaled_scores", qh, kh, cast=dtype), oracle.expected("scaled_scores", qh, kh), dtype,
+                    what=f"scaled_scores(q, k {str(dtype)[6:]})", mistakes=oracle.mistakes("scaled_scores", qh, kh))

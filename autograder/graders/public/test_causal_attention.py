@@ -11,9 +11,10 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checking import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
+                                 fail)
 from autograder.graders import attention as a
-from autograder.graders.attention import (own_weights_reference, expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
+from autograder.graders.attention import (expect_causal, own_weights_reference, expect_close_by_hand, explained, grads_of, linear_weights,
                                           new_module, perturb_from, qkv, require_by_hand, sdpa)
 from autograder.graders.inputs import fixed
 
@@ -23,11 +24,13 @@ NAMES = ("W_query", "W_key", "W_value")
 HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, head_size, bias=qkv_bias), "
         "self.dropout = nn.Dropout(dropout) and the mask buffer")
 
-# (q, k, v): hs != hs_v; one step; extra leading dims (..., T, hs)
+# (q, k, v): hs != hs_v; one step; extra leading dims (..., T, hs); T_q != T_k (the mask is (T_q, T_k), aligned
+# top-left as SDPA's is_causal: a mask built from T_q alone fails here)
 CASES = [
     (fixed(2, 5, 4, seed=71, low=-2, high=2), fixed(2, 5, 4, seed=72, low=-2, high=2), fixed(2, 5, 3, seed=73)),
     (fixed(1, 1, 2, seed=74, low=-2, high=2), fixed(1, 1, 2, seed=75, low=-2, high=2), fixed(1, 1, 5, seed=76)),
     (fixed(2, 3, 6, 4, seed=77, low=-2, high=2), fixed(2, 3, 6, 4, seed=78, low=-2, high=2), fixed(2, 3, 6, 2, seed=79)),
+    (fixed(2, 3, 4, seed=96, low=-2, high=2), fixed(2, 5, 4, seed=97, low=-2, high=2), fixed(2, 5, 3, seed=98)),
 ]
 X8 = fixed(2, 8, 4, seed=80, low=-2, high=2)  # (B, T = context_length, d_in)
 
@@ -55,8 +58,8 @@ def module_values(student, handle, w, x, what, record=True):
 # ───────────────────────────── causal_attention(q, k, v) ─────────────────────────────
 
 
-@check("causal_attention: equals scaled_dot_product_attention(is_causal=True) (hs != hs_v, T = 1, leading dims)",
-       weight=3)
+@check("causal_attention: equals scaled_dot_product_attention(is_causal=True) (hs != hs_v, T = 1, leading dims, "
+       "T_q != T_k)", weight=3)
 def test_sdpa_parity(student):
     for i, (q, k, v) in enumerate(CASES):
         what = f"causal_attention(q, k, v of shapes {shape_of(q, k, v)})"
@@ -71,16 +74,17 @@ def test_by_hand(student):
     q, k, v = CASES[0]
     with explained(student, "causal_attention(q, k, v)"):
         reply = student.call("causal_attention", q, k, v, cast=torch.float32, record=sdpa, full=True)
-    require_by_hand(reply, "causal_attention")
+    require_by_hand(reply, "causal_attention", sdpa(q, k, v), oracle.mistakes("causal_attention", q, k, v))
 
 
 @check("CausalSelfAttention written by hand: no scaled_dot_product_attention (or another fused kernel)")
 def test_module_by_hand(student):
+    # the module's own weights, not loaded ones: a module holding nn.MultiheadAttention could not load them
     handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
+    reference = own_weights_reference(handle, "causal_self_attention")
     with explained(student, "CausalSelfAttention(4, 3, 8)(x)"):
-        reply = handle(X8, cast=torch.float32, record=own_weights_reference(handle, "causal_self_attention"),
-                       full=True)
-    require_by_hand(reply, "CausalSelfAttention.forward")
+        reply = handle(X8, cast=torch.float32, record=reference, full=True)
+    require_by_hand(reply, "CausalSelfAttention.forward", reference(X8) if callable(reference) else None)
 
 
 @check("causal_attention: changing a future step never changes an earlier output", weight=2)
@@ -93,7 +97,7 @@ def test_causality(student):
         for t in (4, 1):
             changed = [perturb_from(z, t, seed=85 + t + i) for i, z in enumerate((q, k, v))]
             after = student.call("causal_attention", *changed, cast=F64)
-            expect_causal(base, after, t, what=what, changed_what="q, k and v",
+            expect_causal(base, after, t, what=what, changed_what="q, k and v", expected=sdpa(q, k, v),
                           mistakes=oracle.mistakes("causal_attention", q, k, v))
 
 
@@ -104,20 +108,22 @@ def test_function_meta(student, device):
         what = f"causal_attention(q, k, v {str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = student.call("causal_attention", q, k, v, to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, "causal_attention")
+        expect_unchanged(reply, "causal_attention", sdpa(q, k, v))
         expect_shape(reply["value"], (2, 5, 3), what)
-        expect_meta(reply["value"], dtype=dtype, device=device, what=what)
+        expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=sdpa(q, k, v))
 
 
 # ───────────────────────────── CausalSelfAttention ─────────────────────────────
 
 
-@check("CausalSelfAttention: nn.Linear(d_in, head_size) projections, an nn.Dropout, the mask a registered buffer")
+@check("CausalSelfAttention: nn.Linear(d_in, head_size) projections, an nn.Dropout, the mask a registered bool buffer",
+       construction=True)
 def test_module_structure(student):
     for bias in (False, True):
-        info = student.new("CausalSelfAttention", 4, 3, 8, qkv_bias=bias, seed=123).info
-        a.expect_structure(info, linears={n: (4, 3, bias) for n in NAMES}, dropout=True, mask=8,
-                           what=f"CausalSelfAttention(4, 3, context_length=8, qkv_bias={bias})")
+        handle = student.new("CausalSelfAttention", 4, 3, 8, qkv_bias=bias, seed=123)
+        a.expect_structure(handle.info, linears={n: (4, 3, bias) for n in NAMES}, dropout=True, mask=8,
+                           what=f"CausalSelfAttention(4, 3, context_length=8, qkv_bias={bias})",
+                           state=handle.state() if "mask" in handle.info.get("buffers", {}) else None)
 
 
 @check("CausalSelfAttention: values with the same weights, T == context_length (with and without bias)", weight=2)
@@ -193,7 +199,8 @@ def test_module_causality(student):
     with explained(student, what):
         base = handle(X8, cast=F64)
         after = handle(perturb_from(X8, 5, seed=93), cast=F64)
-    expect_causal(base, after, 5, what=what, changed_what="x", mistakes=oracle.mistakes("causal_self_attention", X8, w))
+    expect_causal(base, after, 5, what=what, changed_what="x", expected=oracle.expected("causal_self_attention", X8, w),
+                  mistakes=oracle.mistakes("causal_self_attention", X8, w))
 
 
 @check("CausalSelfAttention: gradients reach W_query, W_key and W_value and equal the reference")
@@ -210,12 +217,27 @@ def test_module_gradients(student):
 
 @check("CausalSelfAttention: input unchanged, dtype and device kept (the mask moves with .to)")
 def test_module_meta(student, device):
-    handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
+    handle, w = module(student, wseed=100)
+    expected = oracle.expected("causal_self_attention", X8[:, :6], w)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
         handle.to(device, dtype)
         what = f"CausalSelfAttention(4, 3, 8)(x {str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = handle(X8[:, :6], to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, what)
+        expect_unchanged(reply, what, expected)
         expect_shape(reply["value"], (2, 6, 3), what)
-        expect_meta(reply["value"], dtype=dtype, device=device, what=what)
+        expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=expected)
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    q, k, v = CASES[0]
+    what = "causal_attention(q, k, v float64)"
+    with explained(student, what):
+        got = student.call("causal_attention", q, k, v, cast=F64)
+    expect_precise(got, sdpa(q, k, v), what=what)
+    handle, w = module(student, bias=True, wseed=101)
+    what = "CausalSelfAttention(4, 3, 8, qkv_bias=True) in float64 (x float64)"
+    with explained(student, what):
+        got = handle(X8, cast=F64)
+    expect_precise(got, oracle.expected("causal_self_attention", X8, w), what=what)

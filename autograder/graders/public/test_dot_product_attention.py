@@ -3,8 +3,8 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, diagnose, error_line, expect_close, expect_meta, expect_shape,
-                                 expect_unchanged, fail, tolerance, uses_dot_T)
+from autograder.checking import (check, credited, diagnose, error_line, expect_close, expect_meta, expect_precise,
+                                 expect_shape, expect_unchanged, fail, softmax_tolerance, tolerance, uses_dot_T)
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
 from autograder.sandbox import StudentCodeError
 
@@ -19,6 +19,7 @@ BIG = torch.tensor([[1e4, -1e4, 0.0, 9998.0],
 CUBE = fixed(3, 3, 3, seed=41)  # B = T = C: x.T runs without an error here, and gives wrong numbers
 X = fixed(2, 4, 3, seed=42)
 X5 = fixed(2, 5, 3, seed=45)
+X1 = fixed(1, 4, 3, seed=47)  # a batch of one: x.squeeze(0) would drop the batch dim
 SCORES = fixed(2, 4, 4, seed=43, low=-3.0, high=3.0)
 SCORES4 = fixed(2, 2, 3, 3, seed=44, low=-3.0, high=3.0)
 SQUARE = fixed(4, 4, seed=46, low=-3.0, high=3.0)  # square: a sum without keepdim still broadcasts (wrongly)
@@ -76,13 +77,14 @@ def test_stable_large(student):
         bad = ~torch.isfinite(got.t)
         if bool(bad.any()):
             where = tuple(bad.nonzero()[0].tolist())
-            mistake = diagnose(got.t, mistakes, *tolerance(got.dtype))
+            mistake = diagnose(got.t, mistakes, *tolerance(got.dtype), expected=want)
             fail(f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())}) has "
                  f"{int(bad.sum())} non-finite values (first at {where}: {float(got.t[where])}). exp(1e4) is inf "
                  "and inf / inf is NaN; exp(-1e4) is 0 and 0 / 0 is NaN. Subtract the maximum along dim "
                  "(amax(dim, keepdim=True)) before exp: the largest exponent becomes exp(0) = 1."
                  + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
-        expect_close(got, want, what="softmax_stable(logits of ±1e4)", mistakes=mistakes)
+        expect_close(got, want, what="softmax_stable(logits of ±1e4)", mistakes=mistakes,
+                     rtol=softmax_tolerance(torch.float32, BIG)[0])
 
 
 @check("softmax: sums to 1 along dim")
@@ -93,11 +95,13 @@ def test_softmax_sums(student):
         sums = {m: v.sum(dim) for m, v in oracle.mistakes(name, LOGITS, dim=dim).items() if v.shape == LOGITS.shape}
         expect_close(got.t.sum(dim), torch.ones_like(LOGITS.sum(dim)),
                      what=f"sums of {name}(x (3, 4, 5), dim={dim}) along dim {dim}", mistakes=sums)
+        credited(got, oracle.expected(name, LOGITS, dim=dim), f"{name}(x (3, 4, 5), dim={dim})",
+                 oracle.mistakes(name, LOGITS, dim=dim))
 
 
 @check("scores: x @ x^T over the last two dims", weight=2)
 def test_scores(student):
-    for x in (JOURNEY, CUBE, X):
+    for x in (JOURNEY, CUBE, X, X1):
         got = call(student, "attention_scores", x, cast=torch.float64)
         expect_close(got, oracle.expected("attention_scores", x), what=f"attention_scores(x {tuple(x.shape)})",
                      mistakes=oracle.mistakes("attention_scores", x))
@@ -118,6 +122,8 @@ def test_weights_rows(student):
     sums = {m: v.sum(-1) for m, v in oracle.mistakes("attention_weights", SCORES).items() if v.shape == SCORES.shape}
     expect_close(got.t.sum(-1), torch.ones(2, 4, dtype=torch.float64),
                  what="row sums (last dim) of attention_weights(scores (2, 4, 4))", mistakes=sums)
+    credited(got, oracle.expected("attention_weights", SCORES), "attention_weights(scores (2, 4, 4))",
+             oracle.mistakes("attention_weights", SCORES))
 
 
 @check("context: journey row 2 is [0.4419, 0.6515, 0.5683]", weight=2)
@@ -130,9 +136,9 @@ def test_journey(student):
     expect_close(got, want, what="context_vectors(journey inputs)", mistakes=mistakes)
 
 
-@check("context: batched input (B, T, C)")
+@check("context: batched input (B, T, C), a batch of one")
 def test_context_batched(student):
-    for x in (X5, CUBE):
+    for x in (X5, CUBE, X1):
         got = call(student, "context_vectors", x, cast=torch.float64)
         expect_close(got, oracle.expected("context_vectors", x), what=f"context_vectors(x {tuple(x.shape)})",
                      mistakes=oracle.mistakes("context_vectors", x))
@@ -146,7 +152,8 @@ CALLS = [("softmax_naive", LOGITS, {"dim": 0}), ("softmax_stable", LOGITS, {"dim
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
     for name, x, kw in CALLS:
-        expect_unchanged(call(student, name, x, cast=torch.float32, full=True, return_inputs=True, **kw), name)
+        expect_unchanged(call(student, name, x, cast=torch.float32, full=True, return_inputs=True, **kw), name,
+                         oracle.expected(name, x, **kw), oracle.mistakes(name, x, **kw))
 
 
 @check("dtype and device follow the input")
@@ -154,4 +161,11 @@ def test_dtype_device(student, device):
     for name, x, kw in CALLS:
         for dtype in dtypes_on(device):
             expect_meta(call(student, name, x, cast=dtype, to=device, **kw), dtype=dtype, device=device,
-                        what=f"{name}(x {str(dtype)[6:]} on {device})")
+                        what=f"{name}(x {str(dtype)[6:]} on {device})", expected=oracle.expected(name, x, **kw))
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    for name, x, kw in CALLS:
+        expect_precise(call(student, name, x, cast=torch.float64, **kw), oracle.expected(name, x, **kw),
+                       what=f"{name}(x float64)")

@@ -8,7 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checking import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
+                                 fail)
 from autograder.graders import attention as a
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
                                           new_module, own_weights_reference, perturb_from, require_by_hand,
@@ -113,15 +114,16 @@ def test_split_merge_meta(student, device):
         with explained(student, what):
             reply = student.call(name, *args, to=device, cast=torch.float32, noncontig=True, full=True,
                                  return_inputs=True)
-        expect_unchanged(reply, name)
-        expect_meta(expect_shape(reply["value"], shape, what), dtype=torch.float32, device=device, what=what)
+        expect_unchanged(reply, name, expected, oracle.mistakes(name, *args))
+        expect_meta(expect_shape(reply["value"], shape, what), dtype=torch.float32, device=device, what=what,
+                    expected=expected)
         expect_close(reply["value"], expected, what=what, mistakes=oracle.mistakes(name, *args))
 
 
 # ───────────────────────────── MultiHeadAttention ─────────────────────────────
 
 
-@check("MultiHeadAttention: ValueError when d_out % n_heads != 0")
+@check("MultiHeadAttention: ValueError when d_out % n_heads != 0", construction=True)
 def test_value_error(student):
     try:
         student.new("MultiHeadAttention", 4, 6, 4, 8, seed=123)
@@ -141,13 +143,16 @@ def test_value_error(student):
     student.new("MultiHeadAttention", 4, 6, 3, 8, seed=123)  # and a valid one is accepted
 
 
-@check("MultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj is nn.Linear(d_out, d_out)")
+@check("MultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj is nn.Linear(d_out, d_out), "
+       "an nn.Dropout, the mask a registered bool buffer", construction=True)
 def test_structure(student):
     for bias in (False, True):
-        info = student.new("MultiHeadAttention", 4, 6, 2, 8, qkv_bias=bias, seed=123).info
-        a.expect_structure(info, linears={"W_query": (4, 6, bias), "W_key": (4, 6, bias), "W_value": (4, 6, bias),
-                                          "out_proj": (6, 6, True)},
-                           what=f"MultiHeadAttention(4, 6, n_heads=2, context_length=8, qkv_bias={bias})")
+        handle = student.new("MultiHeadAttention", 4, 6, 2, 8, qkv_bias=bias, seed=123)
+        a.expect_structure(handle.info, linears={"W_query": (4, 6, bias), "W_key": (4, 6, bias),
+                                                 "W_value": (4, 6, bias), "out_proj": (6, 6, True)},
+                           dropout=True, mask=8,
+                           what=f"MultiHeadAttention(4, 6, n_heads=2, context_length=8, qkv_bias={bias})",
+                           state=handle.state() if "mask" in handle.info.get("buffers", {}) else None)
 
 
 @check("MultiHeadAttention: values with the same weights (nh = 1 and nh > 1, T < context_length, bias)", weight=2)
@@ -208,11 +213,12 @@ def test_torch_mha(student):
 @check("written by hand: no nn.MultiheadAttention, multi_head_attention_forward or scaled_dot_product_attention",
        weight=3)
 def test_by_hand(student):
+    # the module's own weights, not loaded ones: a module holding nn.MultiheadAttention could not load them
     handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
+    reference = own_weights_reference(handle, "multi_head_attention", 2)
     with explained(student, "MultiHeadAttention(4, 6, 2, 8)(x)"):
-        reply = handle(X, cast=torch.float32, record=own_weights_reference(handle, "multi_head_attention", 2),
-                       full=True)
-    require_by_hand(reply, "MultiHeadAttention.forward")
+        reply = handle(X, cast=torch.float32, record=reference, full=True)
+    require_by_hand(reply, "MultiHeadAttention.forward", reference(X) if callable(reference) else None)
 
 
 @check("MultiHeadAttention: gradients reach W_query, W_key, W_value and out_proj and equal the reference")
@@ -234,17 +240,28 @@ def test_causality(student):
     with explained(student, what):
         base = handle(X, cast=F64)
         after = handle(perturb_from(X, 4, seed=119), cast=F64)
-    expect_causal(base, after, 4, what=what, changed_what="x",
+    expect_causal(base, after, 4, what=what, changed_what="x", expected=oracle.expected("multi_head_attention", X, w, 2),
                   mistakes=oracle.mistakes("multi_head_attention", X, w, 2))
 
 
 @check("MultiHeadAttention: input unchanged, dtype and device kept")
 def test_meta(student, device):
-    handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
+    handle, w = module(student, 4, 6, 2, wseed=121)
+    expected = oracle.expected("multi_head_attention", X[:, :6], w, 2)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
         handle.to(device, dtype)
         what = f"MultiHeadAttention(4, 6, 2, 8)(x {str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = handle(X[:, :6], to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, what)
-        expect_meta(expect_shape(reply["value"], (2, 6, 6), what), dtype=dtype, device=device, what=what)
+        expect_unchanged(reply, what, expected)
+        expect_meta(expect_shape(reply["value"], (2, 6, 6), what), dtype=dtype, device=device, what=what,
+                    expected=expected)
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    handle, w = module(student, 4, 6, 3, bias=True, wseed=122)
+    what = "MultiHeadAttention(4, 6, n_heads=3, 8, qkv_bias=True) in float64 (x float64)"
+    with explained(student, what):
+        got = handle(X, cast=F64)
+    expect_precise(got, oracle.expected("multi_head_attention", X, w, 3), what=what)

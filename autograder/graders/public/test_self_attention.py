@@ -8,7 +8,8 @@ here: these expected values are stored for student releases.
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checking import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
+                                 fail)
 from autograder.graders import attention as a
 from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv
 from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
@@ -46,7 +47,7 @@ def rand_draws(d_in, d_out, manual_seed=123):
     return [torch.rand(d_in, d_out, generator=g) for _ in NAMES]
 
 
-@check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)")
+@check("SelfAttentionParams: W_query, W_key, W_value are nn.Parameter of shape (d_in, d_out)", construction=True)
 def test_params_structure(student):
     info = student.new("SelfAttentionParams", 4, 3, seed=123).info
     params = info.get("params", {})
@@ -62,7 +63,7 @@ def test_params_structure(student):
             fail(f"SelfAttentionParams(4, 3).{name} does not require grad: keep the default requires_grad=True")
 
 
-@check("SelfAttentionParams: weights drawn with torch.rand, in the order query, key, value")
+@check("SelfAttentionParams: weights drawn with torch.rand, in the order query, key, value", construction=True)
 def test_params_creation_order(student):
     handle = student.new("SelfAttentionParams", 4, 3, seed=123)
     state = handle.state()
@@ -126,7 +127,7 @@ def test_params_values(student):
                  mistakes=oracle.mistakes("self_attention_params", X, w))
 
 
-@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias")
+@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias", construction=True)
 def test_linear_structure(student):
     for bias in (False, True):
         info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).info
@@ -197,13 +198,28 @@ def test_leading_dims(student):
 @check("input unchanged, dtype and device kept")
 def test_meta(student, device):
     dtypes = (torch.float32,) if device == "mps" else (torch.float32, F64)
-    for cls, args in (("SelfAttentionParams", (4, 3)), ("SelfAttentionLinear", (4, 3))):
-        handle = student.new(cls, *args, seed=123)
+    w_params, w_linear = params_weights(4, 3, wseed=96), linear_weights(qkv(4, 3), bias=False, seed=97)
+    for cls, handle, key, w in (
+            ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
+            ("SelfAttentionLinear", linear_module(student, 4, 3, False, w_linear), "self_attention_linear", w_linear)):
+        expected = oracle.expected(key, X, w)
         for dtype in dtypes:
             handle.to(device, dtype)
-            what = f"{cls}{args}(x {str(dtype)[6:]} on {device})"
+            what = f"{cls}(4, 3)(x {str(dtype)[6:]} on {device})"
             with explained(student, what):
                 reply = handle(X, to=device, cast=dtype, full=True, return_inputs=True)
-            expect_unchanged(reply, what)
+            expect_unchanged(reply, what, expected)
             expect_shape(reply["value"], (2, 5, 3), what)
-            expect_meta(reply["value"], dtype=dtype, device=device, what=what)
+            expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=expected)
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    w_params, w_linear = params_weights(4, 3, wseed=98), linear_weights(qkv(4, 3), bias=True, seed=99)
+    for cls, handle, key, w in (
+            ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
+            ("SelfAttentionLinear", linear_module(student, 4, 3, True, w_linear), "self_attention_linear", w_linear)):
+        what = f"{cls}(4, 3) in float64 (x float64)"
+        with explained(student, what):
+            got = handle(X, cast=F64)
+        expect_precise(got, oracle.expected(key, X, w), what=what)

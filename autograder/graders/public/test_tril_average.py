@@ -3,7 +3,8 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checking import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
+                                 expect_unchanged, fail)
 from autograder.graders.inputs import fixed
 
 STAGE = "tril_average"
@@ -25,6 +26,8 @@ def test_rows_sum_to_one(student):
     sums = {name: w.sum(-1) for name, w in oracle.mistakes("causal_mean_weights", 6).items()}
     expect_close(got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of causal_mean_weights(6)",
                  mistakes=sums)
+    credited(got, oracle.expected("causal_mean_weights", 6), "causal_mean_weights(6)",
+             oracle.mistakes("causal_mean_weights", 6))
 
 
 @check("weights: upper triangle exactly 0")
@@ -36,13 +39,16 @@ def test_upper_zero(student):
         fail(f"causal_mean_weights(5)[{r}, {c}] = {float(upper[r, c]):.4g}, but step {r} must not see step {c} "
              "(the future): everything above the diagonal must be exactly 0",
              mistake="upper instead of lower triangle (torch.triu)" if bool(torch.tril(got.t, -1).eq(0).all()) else None)
+    credited(got, oracle.expected("causal_mean_weights", 5), "causal_mean_weights(5)",
+             oracle.mistakes("causal_mean_weights", 5))
 
 
 @check("weights: dtype and device arguments are honoured")
 def test_weights_meta(student, device):
     for dtype in (torch.float32, torch.float64):
         expect_meta(student.call("causal_mean_weights", 3, device=device, dtype=dtype), dtype=dtype, device=device,
-                    what=f"causal_mean_weights(3, device={device!r}, dtype={str(dtype)[6:]})")
+                    what=f"causal_mean_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
+                    expected=oracle.expected("causal_mean_weights", 3))
 
 
 @check("matmul: equals the loop average (tril equivalence)", weight=2)
@@ -78,5 +84,14 @@ def test_vectorised(student):
 @check("matmul: input unchanged, dtype and device kept")
 def test_matmul_meta(student, device):
     reply = student.call("causal_mean_matmul", X, cast=torch.float32, to=device, full=True, return_inputs=True)
-    expect_unchanged(reply, "causal_mean_matmul")
-    expect_meta(reply["value"], dtype=torch.float32, device=device, what=f"causal_mean_matmul(x float32 on {device})")
+    expect_unchanged(reply, "causal_mean_matmul", oracle.expected("causal_mean_loop", X))
+    expect_meta(reply["value"], dtype=torch.float32, device=device, what=f"causal_mean_matmul(x float32 on {device})",
+                expected=oracle.expected("causal_mean_loop", X))
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    expect_precise(student.call("causal_mean_weights", 7, dtype=torch.float64), oracle.expected("causal_mean_weights", 7),
+                   what="causal_mean_weights(7, dtype=float64)")
+    expect_precise(student.call("causal_mean_matmul", X, cast=torch.float64), oracle.expected("causal_mean_loop", X),
+                   what="causal_mean_matmul(x float64)")

@@ -6,8 +6,8 @@ The statistical checks (variance ≈ 1 for every d_k, entropy) need many random 
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, error_line, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
-                                 uses_dot_T)
+from autograder.checking import (check, credited, error_line, expect_close, expect_meta, expect_precise, expect_shape,
+                                 expect_unchanged, fail, uses_dot_T)
 from autograder.graders.inputs import fixed
 from autograder.sandbox import StudentCodeError
 
@@ -54,8 +54,9 @@ def dtypes_on(device: str) -> tuple:
 def test_shape(student):
     for q, k in ((Q, K), (Q2, K2), (Q4, K4)):
         shape = (*q.shape[:-1], k.shape[-2])
-        expect_shape(scores(student, q, k, cast=torch.float32), shape,
-                     f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})")
+        what = f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})"
+        credited(expect_shape(scores(student, q, k, cast=torch.float32), shape, what),
+                 oracle.expected("scaled_scores", q, k), what, oracle.mistakes("scaled_scores", q, k))
 
 
 @check("values: q @ k^T / sqrt(d_k)", weight=3)
@@ -72,11 +73,19 @@ def test_values_shapes(student):
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
     for q, k in ((Q2, K2), (Q, K)):
-        expect_unchanged(scores(student, q, k, cast=torch.float32, full=True, return_inputs=True), "scaled_scores")
+        expect_unchanged(scores(student, q, k, cast=torch.float32, full=True, return_inputs=True), "scaled_scores",
+                         oracle.expected("scaled_scores", q, k), oracle.mistakes("scaled_scores", q, k))
 
 
 @check("dtype and device follow the inputs")
 def test_dtype_device(student, device):
     for dtype in dtypes_on(device):
         expect_meta(scores(student, Q2, K2, cast=dtype, to=device), dtype=dtype, device=device,
-                    what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})")
+                    what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})", expected=oracle.expected("scaled_scores", Q2, K2))
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    for q, k in ((Q, K), (Q2, K2)):
+        expect_precise(scores(student, q, k, cast=torch.float64), oracle.expected("scaled_scores", q, k),
+                       what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)} float64)")
