@@ -232,7 +232,8 @@ def run(root: Path, *, timeout: float | None = None) -> dict:
 
     from .course import load_course
     from .runner import grade
-    from .sandbox import Limits, Sandbox, SandboxWarning
+    from .errors import SandboxWarning
+    from .sandbox import Limits, Sandbox
 
     started = time.monotonic()
     root = Path(root)

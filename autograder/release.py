@@ -55,6 +55,7 @@ SHIPPED = (
     "checking.py",
     "oracle.py",
     "sandbox.py",
+    "errors.py",
     "evidence.py",
     "worker.py",
     "graders/__init__.py",

@@ -24,7 +24,8 @@ from . import fixtures
 from .checking import CheckFailed, CheckInfo
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
-from .sandbox import Limits, NotImplementedYet, Sandbox, StudentFailure
+from .errors import NotImplementedYet, StudentFailure, SubmissionLoadError
+from .sandbox import Limits, Sandbox
 
 GRADERS = Path(__file__).resolve().parent / "graders"
 
@@ -326,8 +327,7 @@ class GraderPlugin:
         if isinstance(exc, CheckFailed):
             return str(exc), exc.mistake, None
         if isinstance(exc, StudentFailure):
-            text = str(exc)
-            return text, None, "import" if text.startswith("your file could not be imported") else None
+            return str(exc), None, "import" if isinstance(exc, SubmissionLoadError) else None
         if isinstance(exc, AssertionError):
             return (str(exc).split("\nassert ")[0] or "a check failed"), None, None
         if exc is None:

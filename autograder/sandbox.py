@@ -104,14 +104,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import worker as wire
+from .errors import (ProtocolViolation, SandboxError, SandboxWarning, StudentCodeError, StudentCrashed,
+                     StudentFailure, StudentTimeout, learner_error, load_failure)
 
 WORKER_FILE = Path(wire.__file__).resolve()
 SANDBOX_WORKER = "/opt/autograder/worker.py"
 UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
-
-
-class SandboxWarning(UserWarning):
-    pass
 
 
 @dataclass
@@ -138,45 +136,6 @@ def _count_uid_processes(uid: int) -> int:
             except OSError:
                 pass
     return n
-
-
-# ───────────────────────────── errors seen by the graders ─────────────────────────────
-
-
-class StudentFailure(Exception):
-    """Base: the learner's code did not produce a value. ``str()`` is a message for the learner."""
-
-
-class NotImplementedYet(StudentFailure):
-    pass
-
-
-class StudentCodeError(StudentFailure):
-    def __init__(self, error: dict):
-        self.error = error
-        where = error.get("where") or {}
-        loc = ""
-        if where.get("line"):
-            loc = f" (line {where['line']}"
-            loc += f", in {where['function']}" if where.get("function") not in (None, "<module>") else ""
-            loc += f": `{where['code']}`)" if where.get("code") else ")"
-        super().__init__(f"your code raised {error.get('type', 'an error')}: {error.get('message', '')}{loc}".rstrip())
-
-
-class MissingName(StudentCodeError):
-    pass
-
-
-class StudentTimeout(StudentFailure):
-    pass
-
-
-class StudentCrashed(StudentFailure):
-    pass
-
-
-class ProtocolViolation(ValueError):
-    """A reply that the worker's own code cannot have sent (forged, truncated, inconsistent)."""
 
 
 # ───────────────────────────── values sent back by the learner ─────────────────────────────
@@ -545,7 +504,7 @@ class Sandbox:
             try:
                 self._spawn(kind, uid, bwrap)
                 self._launched = True
-            except (OSError, RuntimeError, ValueError):
+            except (OSError, SandboxError, ValueError):
                 self.close()
             return self
 
@@ -556,7 +515,7 @@ class Sandbox:
                 try:
                     self._await_ready()
                     return self._started([])
-                except (OSError, RuntimeError, EOFError, ValueError):
+                except (OSError, SandboxError, EOFError, ValueError):
                     self.close()
             if self.proc is not None and self.proc.poll() is None:
                 return self
@@ -566,11 +525,11 @@ class Sandbox:
                 try:
                     self._launch(kind, uid, bwrap)
                     break
-                except (OSError, RuntimeError, EOFError, ValueError) as exc:
+                except (OSError, SandboxError, EOFError, ValueError) as exc:
                     errors.append(f"{kind}{'/uid ' + str(uid) if uid else ''}: {exc}")
                     self.close()
             else:
-                raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
+                raise SandboxError("could not start the grading worker: " + "; ".join(errors))
             return self._started(errors)
 
     def _started(self, errors: list[str]) -> "Sandbox":
@@ -644,16 +603,16 @@ class Sandbox:
         try:
             msg = parent.recv(1 << 16)
         except socket.timeout as exc:
-            raise RuntimeError("the worker did not start within 120 s") from exc
+            raise SandboxError("the worker did not start within 120 s") from exc
         if not msg:
             err = self.proc.stderr.read().decode(errors="replace")[-800:] if self.proc.stderr else ""
             self.proc.wait(timeout=5)
-            raise RuntimeError(f"the worker exited at start: {err.strip() or self.proc.returncode}")
+            raise SandboxError(f"the worker exited at start: {err.strip() or self.proc.returncode}")
         ready = wire.loads(msg)
         if ready.get("op") != "ready":
-            raise RuntimeError("the worker did not say it was ready")
+            raise SandboxError("the worker did not say it was ready")
         if self.uid is not None and (ready.get("uid") != self.uid or ready.get("zygote_uid") != 0):
-            raise RuntimeError("the worker would not run learner code under the sandbox's own uid")
+            raise SandboxError("the worker would not run learner code under the sandbox's own uid")
         self.info, self.isolation = _describe(self.kind, self.uid, ready)
         parent.settimeout(None)
         self.active = False
@@ -703,7 +662,7 @@ class Sandbox:
         """A fresh child process for one stage of one submission; returns the judge's end of its RPC socket."""
         with self._lock:
             if self.active:
-                raise RuntimeError("the sandbox runs one child at a time: close the previous StudentProxy first")
+                raise SandboxError("the sandbox runs one child at a time: close the previous StudentProxy first")
             if self.proc is None or self.proc.poll() is not None:
                 self.close()
                 self.start()
@@ -906,7 +865,7 @@ class StudentProxy:
     def request(self, req: dict, blob: bytes = b""):
         self._ensure()
         if self.load_error is not None:
-            raise _load_failure(self.load_error)
+            raise load_failure(self.load_error)
         reply, out = self._roundtrip(req, blob)
         if not reply.get("ok"):
             raise learner_error(reply.get("error") or {})
@@ -1125,24 +1084,6 @@ def _replace_tensors(value, it, depth: int = 0):
     if depth < 6 and isinstance(value, dict):
         return {k: _replace_tensors(v, it, depth + 1) for k, v in value.items()}
     return value
-
-
-def learner_error(err: dict) -> StudentFailure:
-    """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
-    reply, as ``new(..., weights=)`` returns a load error)."""
-    if err.get("type") == "NotImplementedError":
-        return NotImplementedYet(err.get("message") or "not implemented yet")
-    if err.get("type") == "MissingName":
-        return MissingName(err)
-    return StudentCodeError(err)
-
-
-def _load_failure(error: dict) -> StudentFailure:
-    if error.get("type") == "NotImplementedError":
-        return learner_error(error)
-    exc = StudentCodeError(error)
-    exc.args = ("your file could not be imported: " + str(exc).removeprefix("your code raised "),)
-    return exc
 
 
 def _describe_exit(info: dict, elapsed: float, exc: BaseException) -> str:

@@ -18,8 +18,9 @@ import pytest
 import torch
 
 from autograder import worker as wire
-from autograder.sandbox import (SANDBOX_WORKER, Limits, LocalStudent, Out, Sandbox, SandboxWarning, StudentCodeError,
-                                StudentCrashed, StudentTimeout, bwrap_command)
+from autograder.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
+                               StudentTimeout, SubmissionLoadError)
+from autograder.sandbox import SANDBOX_WORKER, Limits, LocalStudent, Out, Sandbox, bwrap_command
 
 ROOT = Path(__file__).resolve().parent.parent
 Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)
@@ -444,6 +445,25 @@ def test_a_forged_reply_costs_only_that_call(sb):
         assert proxy.call("forge_if_small", torch.ones(3)).t.tolist() == [2.0, 2.0, 2.0]  # a fresh child
     finally:
         proxy.close()
+
+
+def test_learner_failures_are_told_apart_by_type(sb):
+    """A file that cannot be imported raises SubmissionLoadError (the runner marks its stage as an error by that
+    type), a stub's NotImplementedError raises NotImplementedYet; an error raised by a call is neither, whatever
+    its message says."""
+    cases = [("def f(x:\n", SubmissionLoadError, "your file could not be imported: SyntaxError"),
+             ("raise ValueError('no')\n", SubmissionLoadError, "your file could not be imported: ValueError: no"),
+             ("raise NotImplementedError('todo')\n", NotImplementedYet, "todo"),
+             ("def f(x):\n    raise ValueError('your file could not be imported')\n", StudentCodeError,
+              "your code raised ValueError: your file could not be imported")]
+    for source, kind, message in cases:
+        proxy = sb.open(source, "/submission/probe.py")
+        try:
+            with pytest.raises(StudentFailure) as info:
+                proxy.call("f", torch.ones(1))
+        finally:
+            proxy.close()
+        assert type(info.value) is kind and str(info.value).startswith(message), (source, info.value)
 
 
 def _uid_processes(uid):

@@ -13,7 +13,7 @@ import torch
 
 from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
 from autograder.graders.inputs import fixed
-from autograder.sandbox import MissingName, StudentCodeError, learner_error
+from autograder.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
@@ -86,9 +86,7 @@ class explained:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if exc is None or not isinstance(exc, StudentCodeError) or isinstance(exc, MissingName):
-            return False
-        if str(exc).startswith("your file could not be imported"):
+        if not isinstance(exc, StudentCodeError) or isinstance(exc, (MissingName, SubmissionLoadError)):
             return False
         hint, mistake = _explain_error(exc.error, self.source)
         if hint is None:
@@ -265,7 +263,8 @@ def own_weights_reference(handle, oracle_name: str, *extra):
     (they are only numbers: the reference itself is computed here). Passed as ``record=`` (see
     :func:`autograder.evidence.verify`); None when the module's state cannot be read."""
     from autograder import oracle
-    from autograder.sandbox import Out, StudentFailure
+    from autograder.errors import StudentFailure
+    from autograder.sandbox import Out
 
     try:
         state = handle.state()

@@ -6,7 +6,7 @@ from autograder import oracle
 from autograder.checking import (check, diagnose, error_line, expect_close, expect_meta, expect_shape,
                                  expect_unchanged, fail, tolerance, uses_dot_T)
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
-from autograder.sandbox import StudentCodeError
+from autograder.errors import StudentCodeError
 
 STAGE = "dot_product_attention"
 XT_BATCHED = "x.T on batched input (reverses every dim; use x.transpose(-2, -1))"

@@ -9,7 +9,7 @@ from autograder import oracle
 from autograder.checking import (check, error_line, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
                                  uses_dot_T)
 from autograder.graders.inputs import fixed
-from autograder.sandbox import StudentCodeError
+from autograder.errors import StudentCodeError
 
 STAGE = "variance_scaling"
 KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"
