@@ -102,6 +102,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from . import worker as wire
 from .errors import (ProtocolViolation, SandboxError, SandboxWarning, StudentCodeError, StudentCrashed,
@@ -122,7 +123,7 @@ class Limits:
     max_restarts: int = 2  # fresh children after a crash within one stage (never after a timeout)
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
 
-    def for_child(self) -> dict:
+    def for_child(self) -> wire.ChildLimits:
         return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
                 "cuda": bool(_nvidia_devices())}
 
@@ -139,6 +140,14 @@ def _count_uid_processes(uid: int) -> int:
 
 
 # ───────────────────────────── values sent back by the learner ─────────────────────────────
+
+
+class Answer(wire.Reply, total=False):
+    """A reply as graders get it (``full=True``): its values decoded (:class:`Out` for arrays), and the judge's
+    own additions, never the child's."""
+
+    record: dict  # the judge's verdict on a recorded call's graph (see :func:`recorded`)
+    graph_blob: bytes  # the graph's constants, until the judge has read them
 
 
 @dataclass
@@ -199,7 +208,7 @@ def _decode_reply_value(value, blob: bytes, depth: int = 0):
     raise ProtocolViolation(f"unexpected value of type {type(value).__name__}")
 
 
-def _check_reply(reply: dict) -> dict:
+def _check_reply(reply: dict) -> wire.Reply:
     """The shape of a reply, field by field; anything unexpected is a protocol violation."""
     if not isinstance(reply.get("ok"), bool):
         raise ProtocolViolation("reply without ok")
@@ -671,7 +680,8 @@ class Sandbox:
             if self.kind == "plain" and self.uid is None and limits.get("nproc"):
                 # no user namespace and no uid of its own: RLIMIT_NPROC counts all of this user's processes
                 limits["nproc"] = _count_uid_processes(os.getuid()) + limits["nproc"]
-            msg = wire.dumps({"op": "fork", "limits": limits}).encode()
+            order: wire.ForkOrder = {"op": "fork", "limits": limits}
+            msg = wire.dumps(order).encode()
             try:
                 socket.send_fds(self.control, [msg], [theirs.fileno()])
             except OSError:
@@ -683,7 +693,7 @@ class Sandbox:
             self.forks += 1
             return ours
 
-    def end_child(self, kill: bool, grace: float = 2.0) -> dict:
+    def end_child(self, kill: bool, grace: float = 2.0) -> wire.Exited:
         """Wait for the zygote to report the child's end, killing it first when asked (or when it has not
         ended ``grace`` seconds after a goodbye). A zygote that does not answer is replaced."""
         with self._lock:
@@ -721,7 +731,7 @@ class Sandbox:
         return StudentProxy(self, source, filename)
 
 
-def _describe(kind: str, uid: int | None, ready: dict) -> tuple[dict, str]:
+def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]:
     """What isolation holds for this sandbox, field by field and in words; ``lost`` lists what is less than the
     full sandbox, each said loudly (a :class:`SandboxWarning`, the notes of results.json)."""
     bubblewrap = kind == "bwrap"
@@ -783,10 +793,10 @@ class StudentProxy:
     filename: str
     restarts: int = 0
     sock: socket.socket | None = None
-    load_error: dict | None = None
+    load_error: wire.ErrorInfo | None = None
     names: list = field(default_factory=list)
     failures: list = field(default_factory=list)
-    last_exit: dict | None = None
+    last_exit: wire.Exited | dict | None = None
     key: bytes | None = None
     memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
     timed_out: str | None = None  # the timeout's message, once a call ran out of time: the stage is over
@@ -812,10 +822,10 @@ class StudentProxy:
         else:
             self.names = reply.get("names") or []
 
-    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+    def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         timeout = self.sandbox.limits.call_timeout
         rid = secrets.randbits(62)
-        req = dict(req, id=rid)
+        req["id"] = rid
         started = time.monotonic()
         try:
             self.sock.settimeout(timeout)
@@ -838,7 +848,7 @@ class StudentProxy:
             info = self._drop(kill=True)
             raise StudentCrashed(_describe_exit(info, time.monotonic() - started, exc)) from None
 
-    def _drop(self, kill: bool) -> dict:
+    def _drop(self, kill: bool) -> wire.Exited | dict:
         if self.sock is not None:
             try:
                 self.sock.close()
@@ -862,7 +872,7 @@ class StudentProxy:
             self.last_exit = self.sandbox.end_child(kill=False)
 
     # -- requests -----------------------------------------------------------------------------------------
-    def request(self, req: dict, blob: bytes = b""):
+    def request(self, req: wire.Request, blob: bytes = b"") -> Answer:
         self._ensure()
         if self.load_error is not None:
             raise load_failure(self.load_error)
@@ -889,24 +899,41 @@ class StudentProxy:
             return False
         return self.load_error is None
 
-    def _pack(self, op: str, args, kwargs, *, to="cpu", cast=None, noncontig=False, grad_inputs=False,
-              **extra) -> tuple[dict, bytes]:
+    def _pack(self, req: wire.CallRequest | wire.NewRequest | wire.MethodRequest, args, kwargs, *, to="cpu",
+              cast=None, noncontig=False, grad_inputs=False, upstream=None, seed=None, record=False,
+              return_inputs=False) -> wire.Blob:
+        """Fill in the call fields of ``req`` (only those that are set travel); the blob holds the arrays."""
         blob = wire.Blob()
-        req = {"op": op,
-               "args": encode_args(list(args), blob, device=to, dtype=cast, noncontig=noncontig,
-                                   requires_grad=grad_inputs),
-               "kwargs": encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False,
-                                     requires_grad=False)}
-        for key, value in extra.items():
-            if key == "upstream" and value is not None:
-                req["grad"] = {"upstream": encode_args(value, blob, device=to, dtype=cast, noncontig=False,
-                                                      requires_grad=False)}
-            elif key == "weights" and value is not None:
-                req["weights"] = encode_args(dict(value), blob, device="cpu", dtype=None, noncontig=False,
-                                             requires_grad=False)
-            elif value is not None:
-                req[key] = value
-        return req, blob.bytes()
+        req["args"] = encode_args(list(args), blob, device=to, dtype=cast, noncontig=noncontig,
+                                  requires_grad=grad_inputs)
+        req["kwargs"] = encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False, requires_grad=False)
+        if upstream is not None:
+            req["grad"] = {"upstream": encode_args(upstream, blob, device=to, dtype=cast, noncontig=False,
+                                                   requires_grad=False)}
+        if seed is not None:
+            req["seed"] = seed
+        if record:
+            req["record"] = True
+        if return_inputs:
+            req["return_inputs"] = True
+        return blob
+
+    def invoke(self, target: Callable[[], wire.CallRequest | wire.MethodRequest], args, kwargs, *, to, cast,
+               noncontig, record, return_inputs, upstream, grad_inputs, seed, full):
+        """A call of a function or a module (``target()`` makes its request's first fields); see :meth:`call`."""
+        req = target()
+        blob = self._pack(req, args, kwargs, to=to, cast=cast, noncontig=noncontig, grad_inputs=grad_inputs,
+                          upstream=upstream, seed=seed, record=bool(record), return_inputs=return_inputs)
+        reply = self.request(req, blob.bytes())
+        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
+        if record:
+            def again(fresh_args, fresh_kwargs):
+                req = target()
+                blob = self._pack(req, fresh_args, fresh_kwargs, to=to, cast=cast, noncontig=noncontig, seed=seed)
+                return self.request(req, blob.bytes())["value"]
+
+            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
+        return reply if full else reply["value"]
 
     def call(self, name: str, *args, to="cpu", cast=None, noncontig=False, record=False,
              return_inputs=False, upstream=None, grad_inputs=False, seed=None, full=False, **kwargs):
@@ -914,19 +941,9 @@ class StudentProxy:
         on device ``to`` (non-contiguous views when ``noncontig``); other keyword arguments (``device=``,
         ``dtype=``, ``dim=``...) go to the learner's function. ``full=True`` returns the whole reply
         (``value``, ``record``, ``inputs_changed``, ``grads``); otherwise just the value."""
-        req, blob = self._pack("call", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                               grad_inputs=grad_inputs, name=name, record=bool(record) or None,
-                               return_inputs=return_inputs or None, upstream=upstream, seed=seed)
-        reply = self.request(req, blob)
-        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
-        if record:
-            def again(fresh_args, fresh_kwargs):
-                req, blob = self._pack("call", fresh_args, fresh_kwargs, to=to, cast=cast, noncontig=noncontig,
-                                       name=name, seed=seed)
-                return self.request(req, blob)["value"]
-
-            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
-        return reply if full else reply["value"]
+        return self.invoke(lambda: {"op": "call", "name": name}, args, kwargs, to=to, cast=cast, noncontig=noncontig,
+                           record=record, return_inputs=return_inputs, upstream=upstream, grad_inputs=grad_inputs,
+                           seed=seed, full=full)
 
     def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
         """Construct ``cls(*args, **kwargs)`` in the learner's file (after ``torch.manual_seed(seed)``).
@@ -935,9 +952,14 @@ class StudentProxy:
         ``.to(dtype=module_dtype)`` (its error is raised here, as that call would raise it), then the state
         read and the weights loaded as :func:`autograder.graders.attention.load_weights` does; that function
         still checks names and shapes and raises a load error, so verdicts and messages do not change."""
-        extra = {"module_dtype": str(module_dtype).replace("torch.", "") if module_dtype is not None else None}
-        req, blob = self._pack("new", args, kwargs, name=cls, seed=seed, weights=weights, **extra)
-        reply = self.request(req, blob)
+        req: wire.NewRequest = {"op": "new", "name": cls}
+        blob = self._pack(req, args, kwargs, seed=seed)
+        if module_dtype is not None:
+            req["module_dtype"] = str(module_dtype).replace("torch.", "")
+        if weights is not None:
+            req["weights"] = encode_args(dict(weights), blob, device="cpu", dtype=None, noncontig=False,
+                                         requires_grad=False)
+        reply = self.request(req, blob.bytes())
         info = reply["value"]
         if not isinstance(info, dict) or "handle" not in info:
             raise StudentCodeError({"type": "TypeError", "message": f"{cls}(...) did not construct an object"})
@@ -962,10 +984,10 @@ class LocalStudent(StudentProxy):
     def _ensure(self) -> None:
         return None
 
-    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+    def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         return self.executor.handle(req, blob)
 
-    def _drop(self, kill: bool) -> dict:
+    def _drop(self, kill: bool) -> wire.Exited | dict:
         return {}
 
     def close(self) -> None:
@@ -982,19 +1004,10 @@ class ModuleHandle:
 
     def __call__(self, *args, to="cpu", cast=None, noncontig=False, record=False, return_inputs=False,
                  upstream=None, seed=None, full=False, **kwargs):
-        req, blob = self.proxy._pack("method", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                                     handle=self.handle, method="__call__", record=bool(record) or None,
-                                     return_inputs=return_inputs or None, upstream=upstream, seed=seed)
-        reply = self.proxy.request(req, blob)
-        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
-        if record:
-            def again(fresh_args, fresh_kwargs):
-                req, blob = self.proxy._pack("method", fresh_args, fresh_kwargs, to=to, cast=cast,
-                                             noncontig=noncontig, handle=self.handle, method="__call__", seed=seed)
-                return self.proxy.request(req, blob)["value"]
-
-            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
-        return reply if full else reply["value"]
+        """Call the module (its ``forward``): as :meth:`StudentProxy.call`."""
+        return self.proxy.invoke(lambda: {"op": "method", "handle": self.handle, "method": "__call__"}, args, kwargs,
+                                 to=to, cast=cast, noncontig=noncontig, record=record, return_inputs=return_inputs,
+                                 upstream=upstream, grad_inputs=False, seed=seed, full=full)
 
     def state(self) -> dict:
         return self.proxy.request({"op": "state", "handle": self.handle})["value"]
@@ -1086,7 +1099,7 @@ def _replace_tensors(value, it, depth: int = 0):
     return value
 
 
-def _describe_exit(info: dict, elapsed: float, exc: BaseException) -> str:
+def _describe_exit(info: wire.Exited | dict, elapsed: float, exc: BaseException) -> str:
     import signal as _signal
 
     if info.get("lost"):

@@ -14,6 +14,8 @@ Shape of a grading session::
     StudentProxy.call("fn", x) ◀──rpc socket──▶               serve requests, reply arrays
 
 Every message is a frame: ``>II`` (json length, blob length), a JSON header, then a blob of raw array bytes.
+Each message's fields are listed once, in the types of the section "the messages" below (:data:`Request`,
+:class:`Reply`, and the zygote's :class:`ForkOrder`, :class:`Ready`, :class:`Exited`).
 Arrays travel as ``{"__nd__": [offset, size], "np", "dtype", "shape", "device"}`` records pointing into the
 blob. Nothing is pickled, in either direction, so a hostile child can send back only numbers, strings and
 arrays: the judge compares them with values it computed itself. Each request carries a random ``id`` that the
@@ -53,6 +55,7 @@ import socket
 import struct
 import sys
 import time
+from typing import Any, Literal, TypedDict, Union
 
 MAGIC_LIMIT = 64 * 1024 * 1024  # largest frame either side accepts (bytes of JSON or of arrays)
 REPLY_JSON_LIMIT = 4 * 1024 * 1024  # largest JSON header the judge accepts from a child
@@ -77,6 +80,181 @@ MAC_SIZE = 32  # replies end with HMAC-SHA256(key, json + blob) when the judge g
 GRAPH_NODE_LIMIT = 20000
 GRAPH_CONSTANT_LIMIT = 64  # tensors the traced code held (module parameters, buffers, literal tensors)
 GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
+
+
+# ───────────────────────────── the messages ─────────────────────────────
+#
+# Every message of the protocol, field by field: requests from the judge to a child and the child's replies
+# (frames on the child's RPC socket), and the judge's orders to the zygote and its answers (packets on the
+# control socket). On the wire each is a plain JSON object; these types only name the fields. Nothing a child
+# sends is believed: the judge checks a reply's shape (``autograder.sandbox._check_reply``) before using it.
+#
+# A value (an argument, a reply's value) is JSON, with records for what JSON lacks: an array
+# (:class:`ArrayRecord`, its bytes in the frame's blob), ``{"__tuple__": [...]}``, ``{"__dtype__": "float32"}``
+# and, in replies only, ``{"__repr__": "<generator>"}`` for anything that is not data.
+
+
+class ArrayRecord(TypedDict, total=False):
+    __nd__: list[int]  # [offset, size] of the array's bytes in the frame's blob
+    np: str  # numpy dtype string (one of ARRAY_DTYPES)
+    dtype: str  # the torch dtype it stands for (float16 and bfloat16 travel as float32)
+    shape: list[int]
+    device: str
+    noncontig: bool  # requests: make it a non-contiguous view
+    requires_grad: bool  # requests: a leaf that requires grad
+
+
+class _Framed(TypedDict, total=False):
+    id: int  # set by the judge's proxy on each request; the reply echoes it
+
+
+class LoadRequest(_Framed):
+    op: Literal["load"]
+    source: str  # the learner's file, run as a module
+    filename: str
+    key: str  # hex: the key of the HMAC that signs every reply (received before any learner code runs)
+
+
+class _CallFields(_Framed, total=False):
+    args: list
+    kwargs: dict
+    seed: int  # torch.manual_seed before the call
+    record: bool  # also send the call's traced graph (:func:`capture_graph`)
+    return_inputs: bool  # also say which tensor arguments the call changed in place
+    grad: dict  # {"upstream": value}: also send d(sum(out * upstream)) for parameters and grad inputs
+
+
+class CallRequest(_CallFields):
+    op: Literal["call"]
+    name: str  # a function of the learner's file
+
+
+class _NewFields(_CallFields, total=False):
+    module_dtype: str  # then .to(dtype=...)
+    weights: dict  # then read its state and load these (see Executor._prepare)
+
+
+class NewRequest(_NewFields):
+    op: Literal["new"]
+    name: str  # a class of the learner's file
+
+
+class MethodRequest(_CallFields):
+    op: Literal["method"]
+    handle: int  # a module made by "new"
+    method: str
+
+
+class HasRequest(_Framed):
+    op: Literal["has"]
+    names: list[str]
+
+
+class HandleRequest(_Framed):
+    op: Literal["state", "describe"]
+    handle: int
+
+
+class LoadStateRequest(_Framed):
+    op: Literal["load_state"]
+    handle: int
+    state: dict  # name -> value
+
+
+class ToRequest(_Framed):
+    op: Literal["to"]
+    handle: int
+    device: str | None
+    dtype: str | None
+
+
+class TrainRequest(_Framed):
+    op: Literal["train"]
+    handle: int
+    mode: bool
+
+
+class ByeRequest(_Framed):
+    op: Literal["bye"]  # the stage is over: the child ends
+
+
+Request = Union[LoadRequest, CallRequest, NewRequest, MethodRequest, HasRequest, HandleRequest, LoadStateRequest,
+                ToRequest, TrainRequest, ByeRequest]
+
+
+class Where(TypedDict):
+    line: int | None  # in the learner's file
+    function: str
+    code: str  # the line's text
+
+
+class ErrorInfo(TypedDict, total=False):
+    type: str  # the exception's class name (or MissingName, OutputTooLarge, ProtocolError)
+    message: str
+    where: Where | None
+
+
+class Prepared(TypedDict, total=False):
+    """What a "new" request with ``weights`` did with them."""
+
+    state: dict[str, list[int] | None]  # the state's shapes, when the module has buffers
+    loaded: bool  # the weights fit and were loaded
+    state_error: ErrorInfo  # reading the state failed
+    load_error: ErrorInfo  # loading failed
+
+
+class _ReplyFields(_Framed, total=False):
+    error: ErrorInfo
+    value: object  # the call's value ("new": the module's description and its ``handle``)
+    names: list[str]  # "load": the module's public names
+    graph: dict  # "record": the traced graph (see capture_graph), or {"error": why}
+    inputs_changed: list[bool]  # "return_inputs": per positional argument
+    grads: dict | None  # "grad": name ("arg0", parameter names) -> value; None when the output has no grad
+    prepared: Prepared  # "new" with weights
+
+
+class Reply(_ReplyFields):
+    ok: bool  # False: ``error`` says why, and nothing else is sent
+
+
+class ChildLimits(TypedDict, total=False):
+    memory_mb: int
+    cpu_s: int
+    file_mb: int
+    nproc: int
+    files: int
+    cuda: bool  # limit the data segment instead of the address space (CUDA reserves huge ranges)
+
+
+class ForkOrder(TypedDict):
+    op: Literal["fork"]  # with the child's RPC socket as an SCM_RIGHTS descriptor
+    limits: ChildLimits
+
+
+class Order(TypedDict):
+    op: Literal["kill", "quit"]  # kill: end the running child now; quit: end the zygote
+
+
+class Ready(TypedDict):
+    op: Literal["ready"]  # the zygote's first packet, once torch is imported and warm
+    pid: int
+    ipc: bool  # a child can have a SysV IPC namespace of its own
+    uid: int | None  # the uid every child becomes
+    zygote_uid: int
+    pid_namespace: bool
+
+
+class _ExitFields(TypedDict, total=False):
+    killed: bool
+    output_tail: str  # the end of what it printed (read_tail)
+    reason: str  # "memory": killed for the sandbox's memory budget
+    signal: int  # the signal that ended it, or
+    code: int  # its exit code
+    lost: bool  # set by the judge: the zygote did not answer
+
+
+class Exited(_ExitFields):
+    op: Literal["exited"]  # after each child, once it and everything it started are gone
 
 
 # ───────────────────────────── JSON without the json module's Python layer ─────────────────────────────
@@ -359,11 +537,11 @@ class Executor:
         self.namespace: dict | None = None
         self.filename = "<student>"
         self.lines: list[str] = []
-        self.handles: dict[int, object] = {}
-        self.load_error: dict | None = None
+        self.handles: dict[int, Any] = {}  # modules made by "new" requests
+        self.load_error: ErrorInfo | None = None
 
     # -- loading ------------------------------------------------------------------------------------------
-    def load_source(self, source: str, filename: str) -> dict:
+    def load_source(self, source: str, filename: str) -> Reply:
         import types
 
         self.filename = filename
@@ -389,7 +567,7 @@ class Executor:
         self.namespace = namespace
         self.filename = filename
 
-    def _error(self, exc: BaseException) -> dict:
+    def _error(self, exc: BaseException) -> ErrorInfo:
         """Type, message and the line of the learner's own file where it happened (no autograder frames)."""
         try:
             message = str(exc)[:2000]
@@ -491,40 +669,20 @@ class Executor:
         return {"__repr__": f"<{type(value).__name__[:100]}>"}
 
     # -- requests -----------------------------------------------------------------------------------------
-    def handle(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+    def handle(self, req: Request, blob: bytes) -> tuple[Reply, bytes]:
+        """One request, answered: its reply and the reply's blob. Whatever the learner's code raises becomes an
+        error reply."""
         out = Blob()
         try:
             op = req.get("op")
             if op == "load":
                 return self.load_source(req["source"], req["filename"]), b""
-            if op == "ping":
-                return {"ok": True}, b""
             if self.namespace is None:
                 return {"ok": False, "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"}}, b""
-            if op == "has":
-                return {"ok": True, "value": {str(n): n in self.namespace for n in req["names"]}}, b""
-            if op in ("call", "new", "method"):
-                return self._call(op, req, blob, out), out.bytes()
-            if op == "state":
-                module = self.handles[req["handle"]]
-                state = {str(k): self.encode(v, out) for k, v in module.state_dict().items()}
-                return {"ok": True, "value": state}, out.bytes()
-            if op == "load_state":
-                module = self.handles[req["handle"]]
-                state = {k: self.decode(v, blob) for k, v in req["state"].items()}
-                with self.t.no_grad():
-                    module.load_state_dict(state, strict=True)
-                return {"ok": True}, b""
-            if op == "describe":
-                return {"ok": True, "value": self._describe(self.handles[req["handle"]])}, b""
-            if op == "to":
-                module = self.handles[req["handle"]]
-                module.to(device=req.get("device"), dtype=self._dtype(req.get("dtype")))
-                return {"ok": True}, b""
-            if op == "train":
-                self.handles[req["handle"]].train(bool(req["mode"]))
-                return {"ok": True}, b""
-            return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+            serve_op = self.OPS.get(op)
+            if serve_op is None:
+                return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+            return serve_op(self, req, blob, out), out.bytes()
         except StudentError as exc:
             return {"ok": False, "error": exc.args[0]}, b""
         except BaseException as exc:  # noqa: BLE001
@@ -532,13 +690,39 @@ class Executor:
                 raise
             return {"ok": False, "error": self._error(exc)}, b""
 
+    def _has(self, req: HasRequest, blob: bytes, out: Blob) -> Reply:
+        return {"ok": True, "value": {str(n): n in self.namespace for n in req["names"]}}
+
+    def _state(self, req: HandleRequest, blob: bytes, out: Blob) -> Reply:
+        module = self.handles[req["handle"]]
+        return {"ok": True, "value": {str(k): self.encode(v, out) for k, v in module.state_dict().items()}}
+
+    def _load_state(self, req: LoadStateRequest, blob: bytes, out: Blob) -> Reply:
+        module = self.handles[req["handle"]]
+        state = {k: self.decode(v, blob) for k, v in req["state"].items()}
+        with self.t.no_grad():
+            module.load_state_dict(state, strict=True)
+        return {"ok": True}
+
+    def _describe_handle(self, req: HandleRequest, blob: bytes, out: Blob) -> Reply:
+        return {"ok": True, "value": self._describe(self.handles[req["handle"]])}
+
+    def _to(self, req: ToRequest, blob: bytes, out: Blob) -> Reply:
+        self.handles[req["handle"]].to(device=req.get("device"), dtype=self._dtype(req.get("dtype")))
+        return {"ok": True}
+
+    def _train(self, req: TrainRequest, blob: bytes, out: Blob) -> Reply:
+        self.handles[req["handle"]].train(bool(req["mode"]))
+        return {"ok": True}
+
     def _lookup(self, name: str):
         if name not in self.namespace:
             raise StudentError({"type": "MissingName", "message": f"{name} is not defined in your file", "where": None})
         return self.namespace[name]
 
-    def _call(self, op: str, req: dict, blob: bytes, out: Blob) -> dict:
+    def _call(self, req: CallRequest | NewRequest | MethodRequest, blob: bytes, out: Blob) -> Reply:
         t = self.t
+        op = req["op"]
         args = self.decode(req.get("args", []), blob)
         kwargs = self.decode(req.get("kwargs", {}), blob)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
@@ -555,7 +739,7 @@ class Executor:
             before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
         if req.get("seed") is not None:
             t.manual_seed(int(req["seed"]))
-        grad_mode = t.enable_grad() if req.get("grad") else t.no_grad() if req.get("no_grad") else _null()
+        grad_mode = t.enable_grad() if req.get("grad") else _null()
         try:
             with grad_mode:
                 value = fn(*args, **kwargs)
@@ -563,7 +747,7 @@ class Executor:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise StudentError(self._error(exc)) from None
-        reply: dict = {"ok": True}
+        reply: Reply = {"ok": True}
         if op == "new":
             handle = len(self.handles) + 1
             self.handles[handle] = value
@@ -603,7 +787,7 @@ class Executor:
                 reply["grads"] = grads
         return reply
 
-    def _prepare(self, module, info: dict, req: dict, blob: bytes, reply: dict) -> None:
+    def _prepare(self, module, info: dict, req: NewRequest, blob: bytes, reply: Reply) -> None:
         """What the judge would do next with a new module, in the same request: ``module.to(dtype=...)``
         (an error fails the request, as it would fail that call), then read its state and load the given
         weights. The load happens only when the weights fit (same names and shapes, nothing left over), which is
@@ -617,7 +801,7 @@ class Executor:
         weights = self.decode(req["weights"], blob)
         if not isinstance(weights, dict) or not isinstance(module, t.Module):
             return
-        prepared: dict = {}
+        prepared: Prepared = {}
         reply["prepared"] = prepared
         try:
             if info.get("buffers"):
@@ -655,6 +839,10 @@ class Executor:
             "modules": {str(n): type(m).__name__[:100] for n, m in obj.named_modules() if n},
             "training": bool(obj.training),
         }
+
+    # what each request's op does (after "load", which every child receives first)
+    OPS = {"call": _call, "new": _call, "method": _call, "has": _has, "state": _state, "load_state": _load_state,
+           "describe": _describe_handle, "to": _to, "train": _train}
 
 
 # ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
@@ -1341,8 +1529,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.enable()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
-    control.send(dumps({"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
-                        "pid_namespace": pid_namespace}).encode())
+    ready: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
+                    "pid_namespace": pid_namespace}
+    control.send(dumps(ready).encode())
     counter = 0
     while True:
         try:
@@ -1406,7 +1595,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         tail = read_tail(workdir, ".output").decode("utf-8", "replace")
         _wipe(workdir)
         _wipe_contents(base_tmp, keep=runtime)
-        info = {"op": "exited", "killed": bool(killed), "output_tail": tail}
+        info: Exited = {"op": "exited", "killed": bool(killed), "output_tail": tail}
         if why:
             info["reason"] = why
         if os.WIFSIGNALED(status):
