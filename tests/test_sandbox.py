@@ -150,7 +150,26 @@ def test_local_student_uses_the_same_executor_in_process():
 # ───────────────────────────── a real sandbox ─────────────────────────────
 
 
-PROBES = textwrap.dedent('''
+# a learner function that starts sleeping processes until a fork is refused (or 500 of them), and says how many
+FORK_LOOP = textwrap.dedent('''
+    import os, time
+
+    def fork_until_refused(x):
+        n = 0
+        while n < 500:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            n += 1
+        return n
+''')
+
+
+PROBES = FORK_LOOP + textwrap.dedent('''
     import os, resource, signal, socket, sys, time
     import torch
     import torch.nn.functional as F
@@ -202,19 +221,6 @@ PROBES = textwrap.dedent('''
                     pass
             time.sleep(0.5)
         return x + 1
-
-    def fork_until_refused(x):
-        n = 0
-        while n < 1000:
-            try:
-                pid = os.fork()
-            except OSError:
-                break
-            if pid == 0:
-                time.sleep(60)
-                os._exit(0)
-            n += 1
-        return n
 
     def sdpa(q):
         return F.scaled_dot_product_attention(q, q, q, is_causal=True)
@@ -662,7 +668,7 @@ def test_a_module_built_in_one_request_in_the_sandbox(sb):
 
 # ───────────────────────────── a grade of record: uid, limits, IPC, signals, the child's area, timeouts ──────
 
-ISOLATION = textwrap.dedent('''
+ISOLATION = FORK_LOOP + textwrap.dedent('''
     import ctypes, os, signal, time
 
     def who(x):
@@ -670,19 +676,6 @@ ISOLATION = textwrap.dedent('''
         return {"res": list(os.getresuid()), "gids": list(os.getresgid()), "groups": os.getgroups(),
                 "cap_eff": status["CapEff"].strip(), "cap_prm": status["CapPrm"].strip(),
                 "no_new_privs": status["NoNewPrivs"].strip()}
-
-    def spawn(x):
-        n = 0
-        while n < 500:
-            try:
-                pid = os.fork()
-            except OSError:
-                break
-            if pid == 0:
-                time.sleep(30)
-                os._exit(0)
-            n += 1
-        return n
 
     KEY = 0x5EC2E7
     def _libc():
@@ -755,8 +748,8 @@ def test_rlimit_nproc_holds_for_learner_code():
         warnings.simplefilter("ignore")
         small = Sandbox(Limits(call_timeout=10, nproc=20)).start()
     try:
-        stopped = _call(small, "spawn", 0, source=ISOLATION)
-        again = _call(small, "spawn", 0, source=ISOLATION)  # every process of the last child is gone
+        stopped = _call(small, "fork_until_refused", 0, source=ISOLATION)
+        again = _call(small, "fork_until_refused", 0, source=ISOLATION)  # every process of the last child is gone
     finally:
         small.close()
     assert 15 <= stopped < 20 and again == stopped
