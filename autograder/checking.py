@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 import torch
 
-from .sandbox import Opaque, Out
+from .values import Opaque, Out
 
 # One table of tolerances per dtype (student dtype vs a float64 reference).
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
@@ -71,7 +72,7 @@ class CheckFailed(AssertionError):
         self.forfeit = forfeit
 
 
-def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False):
+def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False) -> NoReturn:
     raise CheckFailed(message, mistake, figures, forfeit)
 
 

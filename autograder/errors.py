@@ -8,6 +8,8 @@ them apart by type, never by their text. The sandbox's own failures (:class:`San
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 
 class SandboxError(RuntimeError):
     """The sandbox could not do its work (its worker did not start, or is used the wrong way): nothing the
@@ -37,8 +39,8 @@ class StudentCodeError(StudentFailure):
     """The learner's code raised an exception; ``error`` is the worker's summary of it (``type``, ``message``,
     ``where``: the line of the learner's file)."""
 
-    def __init__(self, error: dict):
-        self.error = error
+    def __init__(self, error: Mapping[str, Any]):
+        self.error: dict[str, Any] = dict(error)
         super().__init__(f"your code raised {self._summary()}")
 
     def _summary(self) -> str:
@@ -60,7 +62,7 @@ class SubmissionLoadError(StudentCodeError):
     """The learner's file could not be imported (a syntax error, or an exception while its module ran): every
     check of the stage fails with this, and the stage is marked as an error."""
 
-    def __init__(self, error: dict):
+    def __init__(self, error: Mapping[str, Any]):
         super().__init__(error)
         self.args = (f"your file could not be imported: {self._summary()}",)
 
@@ -73,7 +75,7 @@ class StudentCrashed(StudentFailure):
     """The learner's process ended, was killed, or sent back something that is not a valid answer."""
 
 
-def learner_error(err: dict) -> StudentFailure:
+def learner_error(err: Mapping[str, Any]) -> StudentFailure:
     """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
     reply, as ``new(..., weights=)`` returns a load error)."""
     if err.get("type") == "NotImplementedError":
@@ -83,7 +85,7 @@ def learner_error(err: dict) -> StudentFailure:
     return StudentCodeError(err)
 
 
-def load_failure(err: dict) -> StudentFailure:
+def load_failure(err: Mapping[str, Any]) -> StudentFailure:
     """The exception for a file that could not be imported (a stub that raises ``NotImplementedError`` at import
     is a stage not started, as for a call)."""
     if err.get("type") == "NotImplementedError":

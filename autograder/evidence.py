@@ -14,7 +14,7 @@ written the graph itself. The judge
    of more than :data:`ELEMENT_LIMIT` elements is refused;
 4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
    of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
-   (:func:`verify`, called by :class:`autograder.sandbox.StudentProxy`).
+   (:func:`verify`, called by :class:`autograder.proxy.StudentProxy`).
 
 A graph that passes is a program made only of allowed ops, without any forbidden one, that computes the learner's
 answers, on an input the child had not seen when it sent the graph. Work done outside the trace (numpy, a lazy
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, Mapping
 
 import torch
 
@@ -306,7 +307,7 @@ def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     """None when ``replayed`` (the graph's output) matches ``answer`` (the learner's, as decoded from its reply)
     within the tolerance of ``dtype``, the dtype of the call's inputs; else what differs."""
     from .checking import compare, tolerance
-    from .sandbox import Out
+    from .values import Out
 
     if isinstance(answer, Out) and isinstance(answer.t, torch.Tensor):
         if not isinstance(replayed, torch.Tensor):
@@ -326,7 +327,7 @@ def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     return "the graph's result is not your code's result"
 
 
-def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
+def verify(reply: Mapping[str, Any], blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
            reference_args=None) -> dict:
     """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
@@ -387,7 +388,7 @@ def _reference(reference, args):
 
 
 def _as_answer(value):
-    from .sandbox import Out
+    from .values import Out
 
     if isinstance(value, torch.Tensor):
         return Out(t=value, dtype=str(value.dtype).replace("torch.", ""), device="cpu")

@@ -30,7 +30,9 @@ import re
 import sys
 import time
 import traceback
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 from . import store
 from .collect import Collected, collect_class
@@ -147,6 +149,7 @@ class GradeRun:
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
                   "stages": self.stages}
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
+        procs: list[BaseProcess]  # the judges' processes (one launcher for all of them, or one each)
         if early is not None:
             early.hand(specs)
             procs = [early.proc] * len(specs)
@@ -159,10 +162,10 @@ class GradeRun:
         else:
             procs = []
             for spec in specs:
-                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
-                                   name=f"autograder-judge-{spec['job']}", daemon=True)
-                proc.start()
-                procs.append(proc)
+                judge = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
+                                    name=f"autograder-judge-{spec['job']}", daemon=True)
+                judge.start()
+                procs.append(judge)
         pending = {s.student for s in todo}
         finished: set[int] = set()
         stopped: list[str] = []  # why judges ended early
@@ -486,8 +489,8 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
         sandbox.hand_over(keep=False)
     running = dict(zip((proc.sentinel for proc in judges), zip(specs, judges, folders)))
     while running:
-        for sentinel in wait_any(list(running)):
-            spec, proc, folder = running.pop(sentinel)
+        for sentinel in wait_any(list(running)):  # the sentinels passed in (ints)
+            spec, proc, folder = running.pop(cast(int, sentinel))
             proc.join()
             if proc.exitcode != 0:  # reported at once: the student it was grading is graded again by the retry round
                 q.put(("error", spec["job"], None, f"the judge process stopped (exit code {proc.exitcode})"))

@@ -162,8 +162,8 @@ def gradescope_results(result, notes: list[str] | None = None) -> dict:
     try:
         from .report import gradescope_json
     except ImportError:  # the class grader's report module is absent: the same fields, written here
-        gradescope_json = None
-    if gradescope_json is not None:
+        pass
+    else:
         return gradescope_json(result, notes=notes)
     tests = []
     for stage in result.stages:

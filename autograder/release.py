@@ -55,6 +55,8 @@ SHIPPED = (
     "checking.py",
     "oracle.py",
     "sandbox.py",
+    "proxy.py",
+    "values.py",
     "errors.py",
     "evidence.py",
     "worker.py",

@@ -41,8 +41,8 @@ PACKAGE = Path(__file__).resolve().parent
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 # the code a verdict depends on (reports and collection are not: collection's output is hashed per student)
-ENGINE_FILES = ("checking.py", "oracle.py", "runner.py", "fixtures.py", "sandbox.py", "errors.py", "worker.py",
-                "results.py", "course.py")
+ENGINE_FILES = ("checking.py", "oracle.py", "runner.py", "fixtures.py", "sandbox.py", "proxy.py", "values.py",
+                "errors.py", "worker.py", "results.py", "course.py")
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False) -> None:

@@ -39,9 +39,8 @@ from __future__ import annotations
 from builtins import (  # noqa: A004 - shadowing on purpose
     AttributeError, BaseException, ChildProcessError, EOFError, Exception, IndexError, KeyboardInterrupt,
     OSError, PermissionError, RecursionError, RuntimeError, StopIteration, SyntaxError, TypeError, ValueError,
-    all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, hasattr, id, int,
-    isinstance, len, list, max, memoryview, min, object, open, range, set, sorted, str, tuple, type,
-    vars, zip,
+    all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, int, isinstance,
+    len, list, max, memoryview, min, open, range, set, sorted, str, tuple, type, zip,
 )
 
 import _hashlib
@@ -55,7 +54,7 @@ import socket
 import struct
 import sys
 import time
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Callable, Literal, Mapping, TypedDict, Union, cast
 
 MAGIC_LIMIT = 64 * 1024 * 1024  # largest frame either side accepts (bytes of JSON or of arrays)
 REPLY_JSON_LIMIT = 4 * 1024 * 1024  # largest JSON header the judge accepts from a child
@@ -87,7 +86,7 @@ GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 # Every message of the protocol, field by field: requests from the judge to a child and the child's replies
 # (frames on the child's RPC socket), and the judge's orders to the zygote and its answers (packets on the
 # control socket). On the wire each is a plain JSON object; these types only name the fields. Nothing a child
-# sends is believed: the judge checks a reply's shape (``autograder.sandbox._check_reply``) before using it.
+# sends is believed: the judge checks a reply's shape (``autograder.proxy._check_reply``) before using it.
 #
 # A value (an argument, a reply's value) is JSON, with records for what JSON lacks: an array
 # (:class:`ArrayRecord`, its bytes in the frame's blob), ``{"__tuple__": [...]}``, ``{"__dtype__": "float32"}``
@@ -105,7 +104,7 @@ class ArrayRecord(TypedDict, total=False):
 
 
 class _Framed(TypedDict, total=False):
-    id: int  # set by the judge's proxy on each request; the reply echoes it
+    id: int | None  # set by the judge's proxy on each request; the reply echoes it
 
 
 class LoadRequest(_Framed):
@@ -205,7 +204,7 @@ class Prepared(TypedDict, total=False):
 
 class _ReplyFields(_Framed, total=False):
     error: ErrorInfo
-    value: object  # the call's value ("new": the module's description and its ``handle``)
+    value: Any  # the call's value ("new": the module's description and its ``handle``)
     names: list[str]  # "load": the module's public names
     graph: dict  # "record": the traced graph (see capture_graph), or {"error": why}
     inputs_changed: list[bool]  # "return_inputs": per positional argument
@@ -266,7 +265,8 @@ def _not_json(value):
 
 _make_encoder = _json.make_encoder
 _encode_str = _json.encode_basestring_ascii
-_scanner = _json.make_scanner(json.JSONDecoder())  # C scanner; hooks (float, int, constants) bound now
+# the C scanner; hooks (float, int, constants) bound now (it takes the decoder as its context: typeshed says not)
+_scanner = _json.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _join = "".join
 
 
@@ -333,7 +333,7 @@ def _recv_exact_into(sock: socket.socket, n: int, deadline: float | None, head: 
     return buf
 
 
-def send_frame(sock: socket.socket, header: dict, blob: bytes = b"", key: bytes | None = None) -> None:
+def send_frame(sock: socket.socket, header: Mapping[str, Any], blob: bytes = b"", key: bytes | None = None) -> None:
     data = dumps(header).encode()
     frame = _pack_header(len(data), len(blob)) + data + blob
     if key:
@@ -460,7 +460,36 @@ def decode_array(rec: dict, blob: bytes, strict: bool = True):
 
 
 class _Refs:
-    """torch functions the worker uses after learner code has run, captured before it ran."""
+    """torch functions the worker uses after learner code has run, captured before it ran (by
+    :func:`capture_torch`, which sets each of these)."""
+
+    torch: Any
+    Tensor: Any
+    TensorBase: Any
+    Module: Any
+    dtype: Any
+    detach: Any
+    cpu: Any
+    numpy: Any
+    contiguous: Any
+    to: Any
+    clone: Any
+    as_subclass: Any
+    requires_grad_: Any
+    is_floating_point: Any
+    is_complex: Any
+    equal: Any
+    from_numpy: Any
+    zeros: Any
+    mul: Any
+    sum: Any
+    backward: Any
+    manual_seed: Any
+    no_subclass: Any
+    enable_grad: Any
+    no_grad: Any
+    numpy_ok: tuple  # the dtypes numpy holds as they are
+    halves: tuple  # float16, bfloat16: travel as float32
 
 
 _T: _Refs | None = None
@@ -573,7 +602,7 @@ class Executor:
             message = str(exc)[:2000]
         except BaseException:  # noqa: BLE001 - a learner's exception class may fail in __str__
             message = "<the error message could not be shown>"
-        where = None
+        where: Where | None = None
         tb = exc.__traceback__
         depth = 0
         while tb is not None and depth < 200:
@@ -676,7 +705,8 @@ class Executor:
         try:
             op = req.get("op")
             if op == "load":
-                return self.load_source(req["source"], req["filename"]), b""
+                load = cast(LoadRequest, req)
+                return self.load_source(load["source"], load["filename"]), b""
             if self.namespace is None:
                 return {"ok": False, "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"}}, b""
             serve_op = self.OPS.get(op)
@@ -691,7 +721,8 @@ class Executor:
             return {"ok": False, "error": self._error(exc)}, b""
 
     def _has(self, req: HasRequest, blob: bytes, out: Blob) -> Reply:
-        return {"ok": True, "value": {str(n): n in self.namespace for n in req["names"]}}
+        namespace = self._namespace()
+        return {"ok": True, "value": {str(n): n in namespace for n in req["names"]}}
 
     def _state(self, req: HandleRequest, blob: bytes, out: Blob) -> Reply:
         module = self.handles[req["handle"]]
@@ -715,10 +746,16 @@ class Executor:
         self.handles[req["handle"]].train(bool(req["mode"]))
         return {"ok": True}
 
+    def _namespace(self) -> dict:
+        if self.namespace is None:  # handle() answers nothing else until a module is loaded
+            raise RuntimeError("nothing loaded")
+        return self.namespace
+
     def _lookup(self, name: str):
-        if name not in self.namespace:
+        namespace = self._namespace()
+        if name not in namespace:
             raise StudentError({"type": "MissingName", "message": f"{name} is not defined in your file", "where": None})
-        return self.namespace[name]
+        return namespace[name]
 
     def _call(self, req: CallRequest | NewRequest | MethodRequest, blob: bytes, out: Blob) -> Reply:
         t = self.t
@@ -727,12 +764,13 @@ class Executor:
         kwargs = self.decode(req.get("kwargs", {}), blob)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise ValueError("bad arguments")
-        if op == "method":
-            target = self.handles[req["handle"]]
-            method = req.get("method", "__call__")
+        on_module = cast(MethodRequest, req) if op == "method" else None
+        if on_module is not None:
+            target = self.handles[on_module["handle"]]
+            method = on_module.get("method", "__call__")
             fn = target if method == "__call__" else getattr(target, method)
         else:
-            fn = self._lookup(req["name"])
+            fn = self._lookup(cast(Union[CallRequest, NewRequest], req)["name"])
         traced = _trace_inputs(t, args, kwargs) if req.get("record") else None
         before = None
         if req.get("return_inputs"):
@@ -753,7 +791,7 @@ class Executor:
             self.handles[handle] = value
             reply["value"] = {"handle": handle, **self._describe(value)}
             if req.get("module_dtype") is not None or "weights" in req:
-                self._prepare(value, reply["value"], req, blob, reply)
+                self._prepare(value, reply["value"], cast(NewRequest, req), blob, reply)
             return reply
         reply["value"] = self.encode(value, out)
         if traced is not None:
@@ -778,8 +816,8 @@ class Executor:
                     scalar = t.sum(t.mul(value, t.to(upstream, value.device, value.dtype)))
                 t.backward(scalar)
                 grads = {}
-                if op == "method":
-                    for name, p in self.handles[req["handle"]].named_parameters():
+                if on_module is not None:
+                    for name, p in self.handles[on_module["handle"]].named_parameters():
                         grads[str(name)] = self.encode(p.grad, out) if p.grad is not None else None
                 for i, a in enumerate(args):
                     if isinstance(a, t.TensorBase) and a.requires_grad:
@@ -841,7 +879,7 @@ class Executor:
         }
 
     # what each request's op does (after "load", which every child receives first)
-    OPS = {"call": _call, "new": _call, "method": _call, "has": _has, "state": _state, "load_state": _load_state,
+    OPS: dict[str, Callable[..., Reply]] = {"call": _call, "new": _call, "method": _call, "has": _has, "state": _state, "load_state": _load_state,
            "describe": _describe_handle, "to": _to, "train": _train}
 
 
@@ -1047,7 +1085,7 @@ def serve(sock: socket.socket) -> None:
         if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
             key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
         rid = req.get("id")
-        reply, out = executor.handle(req, blob)
+        reply, out = executor.handle(cast(Request, req), blob)  # the judge's (it is not checked here)
         try:
             if len(out) > MAGIC_LIMIT:
                 reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
@@ -1331,8 +1369,9 @@ def _runtime_dirs() -> tuple:
         dirs.add(p.rstrip("/") + "/")
     for name in ("torch", "numpy"):
         module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            top = os.path.dirname(os.path.dirname(module.__file__))
+        path = getattr(module, "__file__", None)
+        if path:
+            top = os.path.dirname(os.path.dirname(path))
             dirs.add(top.rstrip("/") + "/")
             dirs.add(os.path.realpath(top).rstrip("/") + "/")
     return tuple(sorted(dirs))
@@ -1529,9 +1568,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.enable()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
-    ready: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
+    hello: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
                     "pid_namespace": pid_namespace}
-    control.send(dumps(ready).encode())
+    control.send(dumps(hello).encode())
     counter = 0
     while True:
         try:
@@ -1577,13 +1616,13 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
                     kmsg = b""
                 if not kmsg or b'"kill"' in kmsg:
                     killed = True
-                    _kill_all(lambda: [p for p in tree() + [pid] if p != me])
+                    _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
                     if not kmsg:
                         return
                 continue
             if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
                 killed, why = True, "memory"
-                _kill_all(lambda: [p for p in tree() + [pid] if p != me])
+                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         try:

@@ -9,7 +9,8 @@ import torch
 from autograder import evidence
 from autograder import worker as wire
 from autograder.checking import CheckFailed, expect_close
-from autograder.sandbox import LocalStudent, Out
+from autograder.proxy import LocalStudent
+from autograder.values import Out
 
 HAND = '''
 import torch

@@ -20,7 +20,9 @@ import torch
 from autograder import worker as wire
 from autograder.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
                                StudentTimeout, SubmissionLoadError)
-from autograder.sandbox import SANDBOX_WORKER, Limits, LocalStudent, Out, Sandbox, bwrap_command
+from autograder.proxy import LocalStudent
+from autograder.sandbox import SANDBOX_WORKER, Limits, Sandbox, bwrap_command
+from autograder.values import Out
 
 ROOT = Path(__file__).resolve().parent.parent
 Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)

@@ -13,6 +13,7 @@ import torch
 
 from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
 from autograder.graders.inputs import fixed
+from autograder.values import Out
 from autograder.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
@@ -175,7 +176,12 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
         if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
             fail(f"{what}: the weights could not be loaded")
         return
-    merged = {n: (weights[n] if n in weights else v.t) for n, v in state.items() if n in weights or hasattr(v, "t")}
+    merged = {}  # the given weights, and the module's own buffers (read back) unchanged
+    for n, v in state.items():
+        if n in weights:
+            merged[n] = weights[n]
+        elif isinstance(v, Out):
+            merged[n] = v.t
     handle.load_state(merged)
 
 
@@ -264,7 +270,6 @@ def own_weights_reference(handle, oracle_name: str, *extra):
     :func:`autograder.evidence.verify`); None when the module's state cannot be read."""
     from autograder import oracle
     from autograder.errors import StudentFailure
-    from autograder.sandbox import Out
 
     try:
         state = handle.state()
