@@ -40,10 +40,10 @@ test: setup
 	$(PY) -m pytest -q
 
 exercises: setup
-	$(PY) -m autograder.generate
+	$(PY) -m autograder.instructor.generate
 
 notebooks: setup
-	$(PY) -m autograder.notebooks
+	$(PY) -m autograder.instructor.notebooks
 
 # the student starter repository (stubs, public checks, no solutions): push dist/student as the template repo
 release: setup

@@ -17,7 +17,8 @@ from pathlib import Path
 from .course import CourseError, load_course
 
 # modules that add subcommands (instructor tools); a missing one is skipped
-COMMAND_MODULES = ("autograder.grade", "autograder.gradescope", "autograder.nbgrader_build", "autograder.release")
+COMMAND_MODULES = ("autograder.instructor.grade", "autograder.instructor.gradescope",
+                   "autograder.instructor.nbgrader_build", "autograder.instructor.release")
 STATE_DIR = ".autograder"
 
 
@@ -95,7 +96,7 @@ def cmd_watch(args) -> int:  # pragma: no cover - interactive loop, exercised by
     from rich.console import Console
 
     from .display import print_check
-    from .sandbox import Sandbox
+    from .sandbox.host import Sandbox
 
     course = _course(args)
     folder = Path(args.folder)

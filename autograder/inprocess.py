@@ -1,7 +1,7 @@
 """Checking a stage inside a running Jupyter kernel, where the learner's code already lives.
 
 A notebook has no stage file to hand to the sandbox: the learner's functions are names in the kernel's
-globals. The functions here wrap that namespace in :class:`autograder.proxy.LocalStudent` and run the very
+globals. The functions here wrap that namespace in :class:`autograder.sandbox.proxy.LocalStudent` and run the very
 same graders as ``python -m autograder check`` through :func:`autograder.runner.grade`, on every device the kernel
 can see. There is no isolation: the code is already running in the kernel (that is the notebook's model; the
 sandboxed ``python -m autograder grade`` is the one to trust with a class).
@@ -93,7 +93,7 @@ def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | Non
               course: Course | None = None, student: str | None = None) -> StageResult | None:
     """Grade one stage against the functions in ``namespace``; ``None`` when the stage has no graders."""
     from .runner import Submission, grade
-    from .proxy import LocalStudent
+    from .sandbox.proxy import LocalStudent
 
     course = _course(course)
     stage = course.stage(key)

@@ -21,11 +21,11 @@ import pytest
 from _pytest.runner import runtestprotocol  # pytest's protocol for one item; pyproject pins the tested range
 
 from . import fixtures
-from .checking import CheckFailed, CheckInfo
+from .checks import CheckFailed, CheckInfo
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
-from .errors import NotImplementedYet, StudentFailure, SubmissionLoadError
-from .sandbox import Limits, Sandbox
+from .sandbox.errors import NotImplementedYet, StudentFailure, SubmissionLoadError
+from .sandbox.host import Limits, Sandbox
 
 GRADERS = Path(__file__).resolve().parent / "graders"
 

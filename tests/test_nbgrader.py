@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import load_course
-from autograder.generate import solution_regions, strip_solution
+from autograder.instructor.generate import solution_regions, strip_solution
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "attention"
@@ -271,7 +271,7 @@ def test_exported_grades_equal_the_class_grader_stage_by_stage(pipeline):
 
 # -- the build itself (no kernels) ----------------------------------------------------------------------------
 def test_build_is_repeatable_and_keeps_its_seed(tmp_path, capsys):
-    from autograder.nbgrader_build import build
+    from autograder.instructor.nbgrader_build import build
 
     course = load_course()
     first = build(course, tmp_path, seed=None)
@@ -281,7 +281,7 @@ def test_build_is_repeatable_and_keeps_its_seed(tmp_path, capsys):
 
 
 def test_build_refuses_a_foreign_config_and_warns_about_stray_files(tmp_path):
-    from autograder.nbgrader_build import build
+    from autograder.instructor.nbgrader_build import build
 
     course = load_course()
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
@@ -298,7 +298,7 @@ def test_build_refuses_a_foreign_config_and_warns_about_stray_files(tmp_path):
 
 
 def test_source_notebook_cells():
-    from autograder.nbgrader_build import notebook_stage_source, render_source_notebook
+    from autograder.instructor.nbgrader_build import notebook_stage_source, render_source_notebook
 
     course = load_course()
     stage = course.stage("tril_average")

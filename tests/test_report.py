@@ -8,8 +8,8 @@ import io
 import json
 from html.parser import HTMLParser
 
-from autograder.checking import heatmaps
-from autograder.report import (Graded, class_stats, gradescope_json, grades_csv, heatmap_svg, render_feedback,
+from autograder.checks import heatmaps
+from autograder.instructor.report import (Graded, class_stats, gradescope_json, grades_csv, heatmap_svg, render_feedback,
                                render_report)
 from autograder.results import CheckResult, StageResult, SubmissionResult
 

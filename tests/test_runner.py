@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder.catalogue import mistake_source
+from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade, stage_seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_judges_sharing_a_counter_grade_each_submission_once(course, sandbox):
     had alone."""
     import multiprocessing
 
-    from autograder.grade import claimer
+    from autograder.instructor.grade import claimer
 
     subs = [_submission(course, name, {}) for name in ("a", "b", "c")]
     subs.append(_submission(course, "d", {"loop_average": None}))

@@ -18,11 +18,11 @@ import pytest
 import torch
 
 from autograder import worker as wire
-from autograder.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
+from autograder.sandbox.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
                                StudentTimeout, SubmissionLoadError)
-from autograder.proxy import LocalStudent
-from autograder.sandbox import SANDBOX_WORKER, Limits, Sandbox, bwrap_command
-from autograder.values import Out
+from autograder.sandbox.proxy import LocalStudent
+from autograder.sandbox.host import SANDBOX_WORKER, Limits, Sandbox, bwrap_command
+from autograder.sandbox.values import Out
 
 ROOT = Path(__file__).resolve().parent.parent
 Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)
@@ -545,7 +545,7 @@ def _cmdline(pid: str) -> bytes:
 
 
 def test_the_written_by_hand_rule_refuses_unverifiable_evidence():
-    from autograder.checking import CheckFailed
+    from autograder.checks import CheckFailed
     from autograder.graders.attention import forbidden_apis, require_by_hand
 
     reply = {"record": {"n_ops": None, "forbidden": ["unverifiable: the graph calls aten.from_file.default"]}}

@@ -50,7 +50,7 @@ def _load(path: Path, prefix: str):
     return module
 
 
-_generate = _load(ROOT / "autograder" / "generate.py", "autograder")
+_generate = _load(ROOT / "autograder" / "instructor" / "generate.py", "autograder")
 
 
 def sol(stage: str):
@@ -310,7 +310,7 @@ CALLS = {
 
 def test_exercises_are_not_stale():
     stale = _generate.stale_exercises(ROOT)
-    assert not stale, f"run `python -m autograder.generate`; stale: {stale}"
+    assert not stale, f"run `python -m autograder.instructor.generate`; stale: {stale}"
     assert sorted(p.name for p in EXERCISES.glob("*.py")) == sorted(STAGES)
 
 

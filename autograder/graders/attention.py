@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checking import as_tensor, diagnose, error_line, fail, uses_dot_T
+from autograder.checks import as_tensor, diagnose, error_line, fail, uses_dot_T
 from autograder.graders.inputs import fixed
-from autograder.values import Out
-from autograder.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
+from autograder.sandbox.values import Out
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
@@ -229,7 +229,7 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
 
 
 def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
-    """From the judge's record of a call (``record=``, see :mod:`autograder.evidence`): the PyTorch attention
+    """From the judge's record of a call (``record=``, see :mod:`autograder.sandbox.evidence`): the PyTorch attention
     APIs the call's graph reaches, the mistake's name, and why the graph could not be verified (if it could
     not)."""
     names = (reply.get("record") or {}).get("forbidden") or []
@@ -267,9 +267,9 @@ def own_weights_reference(handle, oracle_name: str, *extra):
     """The grader's reference for a call of a module the learner built with its own weights: the oracle
     ``oracle_name`` applied to ``x`` with the weights the module holds, read back from the learner's process
     (they are only numbers: the reference itself is computed here). Passed as ``record=`` (see
-    :func:`autograder.evidence.verify`); None when the module's state cannot be read."""
+    :func:`autograder.sandbox.evidence.verify`); None when the module's state cannot be read."""
     from autograder import oracle
-    from autograder.errors import StudentFailure
+    from autograder.sandbox.errors import StudentFailure
 
     try:
         state = handle.state()
@@ -281,7 +281,7 @@ def own_weights_reference(handle, oracle_name: str, *extra):
 
 def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mistakes: dict | None = None, **kw):
     """``expect_close`` for a call made with ``record=``: no points when a forbidden API was used."""
-    from autograder.checking import expect_close
+    from autograder.checks import expect_close
 
     require_by_hand(reply, what)
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)

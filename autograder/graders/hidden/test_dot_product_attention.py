@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
+from autograder.checks import check, diagnose, expect_close, expect_shape, fail, tolerance
 from autograder.graders.inputs import randn
 
 STAGE = "dot_product_attention"

@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail
+from autograder.checks import check, diagnose, expect_close, expect_shape, fail
 from autograder.graders.inputs import randn
 
 STAGE = "softmax_average"

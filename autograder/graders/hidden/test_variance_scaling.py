@@ -18,7 +18,7 @@ import math
 import torch
 
 from autograder import oracle
-from autograder.checking import check, diagnose, expect_close, expect_shape, fail, tolerance
+from autograder.checks import check, diagnose, expect_close, expect_shape, fail, tolerance
 from autograder.graders.inputs import randn
 
 STAGE = "variance_scaling"
@@ -29,7 +29,7 @@ LOW, HIGH = 0.8, 1.25
 
 def _known(got, q, k) -> str | None:
     known = oracle.mistakes("scaled_scores", q, k)
-    return diagnose(got.t, known, *tolerance(got.dtype))  # type: ignore[arg-type]  # checking.py: Mapping
+    return diagnose(got.t, known, *tolerance(got.dtype))  # type: ignore[arg-type]  # autograder.checks: Mapping
 
 
 def _suffix(mistake: str | None) -> str:

@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged
+from autograder.checks import check, expect_close, expect_meta, expect_shape, expect_unchanged
 from autograder.graders.inputs import fixed
 
 STAGE = "loop_average"

@@ -8,13 +8,13 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checks import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
                                           new_module, own_weights_reference, perturb_from, require_by_hand,
                                           sdpa)
 from autograder.graders.inputs import fixed
-from autograder.errors import MissingName, StudentCodeError, SubmissionLoadError
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
 
 STAGE = "multi_head_attention"
 F64 = torch.float64

@@ -1,7 +1,7 @@
 """What comes back from learner code, as graders see it: a tensor's values (:class:`Out`), or a description of
 something that is not data (:class:`Opaque`). Plain values (numbers, strings, containers) come back as they are.
 
-Made by the judge's proxy (:mod:`autograder.proxy`) from the child's reply; graders and :mod:`autograder.checking`
+Made by the judge's proxy (:mod:`autograder.sandbox.proxy`) from the child's reply; graders and :mod:`autograder.checks`
 read them. Nothing here starts or talks to a process.
 """
 

@@ -44,7 +44,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   sandbox: the zygote sums the private memory of every process the child started, ten times a second, and kills
   them all beyond ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
 - **What the zygote reads from a child's folder** (its output file) is opened without following links, without
-  blocking, only when it is a regular file, and read with a bound (:func:`autograder.worker.read_tail`).
+  blocking, only when it is a regular file, and read with a bound (:func:`autograder.runtime.worker.read_tail`).
 - **Only data comes back.** Replies are JSON plus raw array bytes (never pickle), checked against a whitelist of
   dtypes and shapes. Each reply is signed (HMAC) with a key the worker received before the learner's module
   ran, so bytes that learner code writes into the socket are rejected; frames are bounded in size and time, so
@@ -59,7 +59,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
 
 - **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
   about how it computed is believed. The child traces the call (``make_fx(pre_dispatch=True)``) and sends the
-  graph as plain data; the judge (:mod:`autograder.evidence`) names the fused attention ops in it, counts its
+  graph as plain data; the judge (:mod:`autograder.sandbox.evidence`) names the fused attention ops in it, counts its
   operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
   first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
   child never sees, where it must give the grader's reference (when the learner's answer was right). Work that
@@ -103,12 +103,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from . import worker as wire
+from ..runtime import worker as wire
 from .errors import SandboxError, SandboxWarning
 from .proxy import StudentProxy
 
 WORKER_FILE = Path(wire.__file__).resolve()
-SANDBOX_WORKER = "/opt/autograder/worker.py"
+SANDBOX_WORKER = "/opt/autograder/runtime/worker.py"
 UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
 
 
@@ -160,7 +160,7 @@ def _nvidia_devices() -> list[str]:
 def _hidden_paths(bound: list[str]) -> list[str]:
     """Directories of the judge's own code (graders, oracles, solutions) that happen to lie inside a bound
     runtime path, e.g. the autograder installed into the venv's site-packages: an empty tmpfs covers them."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     candidates = [package, package.parent / "solutions"]
     hidden = []
     for c in candidates:

@@ -2,9 +2,9 @@
 
 How a run goes:
 
-1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
+1. The main process (which never imports torch) reads the class with :mod:`autograder.instructor.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
-   stored result has the same run fingerprint (see :mod:`autograder.store`).
+   stored result has the same run fingerprint (see :mod:`autograder.instructor.store`).
 2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
    from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
    sandbox (its own slot, hence its own uid for learner code when the judge is root: a warm zygote that forks a
@@ -36,7 +36,7 @@ from typing import cast
 
 from . import store
 from .collect import Collected, collect_class
-from .course import Course, load_course
+from ..course import Course, load_course
 from .report import Graded, gradescope_json, grades_csv, plural, render_feedback, render_report, summary_table
 
 REPORT_FILE = "report.html"
@@ -379,7 +379,7 @@ def _can_share_start() -> bool:
 
 
 def _limits(spec: dict):
-    from .sandbox import Limits
+    from ..sandbox.host import Limits
 
     return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
 
@@ -436,7 +436,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
     worker imports torch again: the judges' imports and the workers' would follow one another. Here the
     workers start first and import torch while this process does, and the judges inherit this process's
-    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.Sandbox.hand_over`); this process
+    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.host.Sandbox.hand_over`); this process
     waits for the judges, reports any that ended without finishing, and collects the workers at the end.
 
     With ``incoming`` (an :class:`EarlyLauncher`), ``specs`` gives only each sandbox's slot and time limit; the
@@ -446,7 +446,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     import multiprocessing as mp
     from multiprocessing.connection import wait as wait_any
 
-    from .sandbox import Sandbox
+    from ..sandbox.host import Sandbox
 
     sandboxes = [Sandbox(_limits(spec), slot=spec["slot"]).launch() for spec in specs]
     import gc
@@ -460,7 +460,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
         import torch
 
         torch.set_num_threads(1)
-        from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+        from .. import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
     finally:
@@ -505,7 +505,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
 
 def _reap_children(patience: float = 5.0) -> None:
     """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
-    from .worker import _reap
+    from ..runtime.worker import _reap
 
     deadline = time.monotonic() + patience
     while not _reap() and time.monotonic() < deadline:
@@ -544,8 +544,8 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         import torch
 
         torch.set_num_threads(1)  # the judge's work is tiny tensors: a thread pool only fights the sandbox for cores
-        from .runner import grade
-        from .sandbox import Sandbox
+        from ..runner import grade
+        from ..sandbox.host import Sandbox
 
         course = load_course(spec["course"])
         out_dir = Path(spec["out"])

@@ -86,7 +86,7 @@ GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 # Every message of the protocol, field by field: requests from the judge to a child and the child's replies
 # (frames on the child's RPC socket), and the judge's orders to the zygote and its answers (packets on the
 # control socket). On the wire each is a plain JSON object; these types only name the fields. Nothing a child
-# sends is believed: the judge checks a reply's shape (``autograder.proxy._check_reply``) before using it.
+# sends is believed: the judge checks a reply's shape (``autograder.sandbox.proxy._check_reply``) before using it.
 #
 # A value (an argument, a reply's value) is JSON, with records for what JSON lacks: an array
 # (:class:`ArrayRecord`, its bytes in the frame's blob), ``{"__tuple__": [...]}``, ``{"__dtype__": "float32"}``
@@ -558,7 +558,7 @@ class StudentError(Exception):
 class Executor:
     """Runs requests against one learner module. Trusted code on the outside sends only plain data, and
     believes nothing this class answers that it cannot check (values are compared with its own references,
-    traced graphs are replayed by :mod:`autograder.evidence`)."""
+    traced graphs are replayed by :mod:`autograder.sandbox.evidence`)."""
 
     def __init__(self) -> None:
         self.t = capture_torch()
@@ -888,7 +888,7 @@ class Executor:
 # A call with ``record`` is run as usual, for its answer, and traced once more with
 # ``make_fx(pre_dispatch=True)``: the ATen ops the learner's code reached at the dispatcher's entry, fused kernels
 # (scaled_dot_product_attention...) kept as single nodes. The graph travels as plain data; the judge
-# (autograder/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
+# (autograder/sandbox/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
 # graph with its own torch on the inputs it sent and on fresh ones, against the learner's own answers.
 
 

@@ -1,7 +1,7 @@
 """The judge's side of the "written by hand" and "vectorised" verdicts: a recorded call's graph, checked and replayed.
 
 A call made with ``record=True`` comes back with the graph of the learner's call as the child traced it
-(:func:`autograder.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
+(:func:`autograder.runtime.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
 constants. Nothing the child says is believed as such: the learner's code ran in that process and may have
 written the graph itself. The judge
 
@@ -14,7 +14,7 @@ written the graph itself. The judge
    of more than :data:`ELEMENT_LIMIT` elements is refused;
 4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
    of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
-   (:func:`verify`, called by :class:`autograder.proxy.StudentProxy`).
+   (:func:`verify`, called by :class:`autograder.sandbox.proxy.StudentProxy`).
 
 A graph that passes is a program made only of allowed ops, without any forbidden one, that computes the learner's
 answers, on an input the child had not seen when it sent the graph. Work done outside the trace (numpy, a lazy
@@ -89,7 +89,7 @@ class Graph:
 
 def parse(data, blob: bytes) -> Graph:
     """Check the graph's shape, value by value; anything unexpected raises :class:`Unverifiable`."""
-    from . import worker as wire
+    from ..runtime import worker as wire
 
     if not isinstance(data, dict):
         raise Unverifiable("no graph came back")
@@ -306,7 +306,7 @@ def flatten_tensors(value) -> list:
 def same_answer(replayed, answer, dtype: torch.dtype) -> str | None:
     """None when ``replayed`` (the graph's output) matches ``answer`` (the learner's, as decoded from its reply)
     within the tolerance of ``dtype``, the dtype of the call's inputs; else what differs."""
-    from .checking import compare, tolerance
+    from ..checks import compare, tolerance
     from .values import Out
 
     if isinstance(answer, Out) and isinstance(answer.t, torch.Tensor):

@@ -1,10 +1,10 @@
 """The proxy graders talk to: calls into one learner file, answered by a fresh child of a :class:`Sandbox`.
 
 A request is encoded here (the judge's tensors as array records), sent to the child, and its reply checked field
-by field and decoded (:class:`~autograder.values.Out` for arrays) before anything reads it; a learner's failure
-becomes one of the exceptions of :mod:`autograder.errors`. A recorded call's graph is judged here too
-(:func:`recorded`, through :mod:`autograder.evidence`). :class:`LocalStudent` answers the same requests
-in-process (notebooks). The message types are those of :mod:`autograder.worker`.
+by field and decoded (:class:`~autograder.sandbox.values.Out` for arrays) before anything reads it; a learner's failure
+becomes one of the exceptions of :mod:`autograder.sandbox.errors`. A recorded call's graph is judged here too
+(:func:`recorded`, through :mod:`autograder.sandbox.evidence`). :class:`LocalStudent` answers the same requests
+in-process (notebooks). The message types are those of :mod:`autograder.runtime.worker`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, cast
 
-from . import worker as wire
+from ..runtime import worker as wire
 from .errors import (ProtocolViolation, SandboxError, StudentCodeError, StudentCrashed, StudentFailure, StudentTimeout,
                      learner_error, load_failure)
 from .values import Opaque, Out
 
 if TYPE_CHECKING:
-    from .sandbox import Sandbox
+    from .host import Sandbox
 
 
 class Answer(wire.Reply, total=False):
@@ -85,7 +85,7 @@ def _check_reply(reply: dict) -> wire.Reply:
                                                                "function": str(where.get("function", ""))[:100],
                                                                "code": str(where.get("code", ""))[:200]}}
         return cast(wire.Reply, reply)
-    reply.pop("record", None)  # the record is the judge's to make (autograder.evidence), never the child's
+    reply.pop("record", None)  # the record is the judge's to make (autograder.sandbox.evidence), never the child's
     changed = reply.get("inputs_changed")
     if changed is not None and not (isinstance(changed, list) and all(isinstance(c, bool) for c in changed)):
         raise ProtocolViolation("bad inputs_changed")
@@ -248,7 +248,7 @@ class StudentProxy:
             if grads:
                 answer["grads"] = {str(k): _decode_reply_value(v, out) for k, v in grads.items()}
             if "graph" in reply:
-                answer["graph_blob"] = out  # the graph's constants (read by autograder.evidence)
+                answer["graph_blob"] = out  # the graph's constants (read by autograder.sandbox.evidence)
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             self._drop(kill=True)
             raise StudentCrashed("your code's process sent back something that is not a valid answer "
@@ -420,7 +420,7 @@ def _mark_asked(value, asked: str | None, depth: int = 0) -> None:
 
 def recorded(reply: Answer, args, kwargs, cast, again, record) -> dict:
     """The record of a call made with ``record=``, decided here from the graph the child traced
-    (:func:`autograder.evidence.verify`): ``{"n_ops": int | None, "forbidden": [...]}``. ``args``/``kwargs``: the
+    (:func:`autograder.sandbox.evidence.verify`): ``{"n_ops": int | None, "forbidden": [...]}``. ``args``/``kwargs``: the
     judge's own arguments of that call, sent cast to ``cast``; ``record``: True, or the grader's reference
     function, called with the call's positional arguments (fresh ones, which the child never sees);
     ``again(fresh_args, fresh_kwargs)``: the same call, untraced, with other tensors of the same shapes, returning

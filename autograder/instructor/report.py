@@ -15,8 +15,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .course import Course
-from .results import CheckResult, StageResult, SubmissionResult
+from ..course import Course
+from ..results import CheckResult, StageResult, SubmissionResult
 
 
 @dataclass

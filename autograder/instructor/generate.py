@@ -25,8 +25,8 @@ markers are whole-line comments; they do not nest; every BEGIN has an END at
 the same indentation; at most one region per function; a region outside any
 function needs a ``# stub:`` message; and the generated stub must parse.
 
-Run ``python -m autograder.generate`` to (re)write ``exercises/``, or
-``python -m autograder.generate --check`` to only report stale files (exit 1).
+Run ``python -m autograder.instructor.generate`` to (re)write ``exercises/``, or
+``python -m autograder.instructor.generate --check`` to only report stale files (exit 1).
 This module uses only the standard library: it never imports torch.
 """
 
@@ -64,7 +64,7 @@ class Region(NamedTuple):
 
 
 def _default_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def _comment_lines(source: str, filename: str) -> list[tuple[int, str, str]]:
@@ -354,7 +354,7 @@ def sync_generated(folder: Path, rendered: dict[str, str], orphans: list[Path]) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.generate",
+        prog="python -m autograder.instructor.generate",
         description="Generate exercises/ (learner stubs) from solutions/.",
     )
     parser.add_argument("--root", type=Path, default=_default_root(), help="course root")
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in stale:
                 print(f"stale: {path}")
             if stale:
-                print("run `python -m autograder.generate` to regenerate", file=sys.stderr)
+                print("run `python -m autograder.instructor.generate` to regenerate", file=sys.stderr)
             return 1 if stale else 0
         changed = write_exercises(args.root)
     except ValueError as exc:

@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import torch
 
-from .values import Opaque, Out
+from ..sandbox.values import Opaque, Out
 
 # One table of tolerances per dtype (student dtype vs a float64 reference).
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
