@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder import evidence
-from autograder import worker as wire
+from autograder.sandbox import evidence
+from autograder.runtime import worker as wire
 from autograder.checks import CheckFailed, expect_close
 from autograder.sandbox.proxy import LocalStudent
 from autograder.sandbox.values import Out

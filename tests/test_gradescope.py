@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import gradescope
+from autograder.instructor import gradescope
 
 ROOT = Path(__file__).resolve().parent.parent
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder import release as rel
+from autograder.instructor import release as rel
 from autograder.instructor.catalogue import mistake_source
 from autograder.course import load_course
 from autograder.instructor.generate import solution_regions

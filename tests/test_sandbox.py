@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder import worker as wire
+from autograder.runtime import worker as wire
 from autograder.sandbox.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
                                StudentTimeout, SubmissionLoadError)
 from autograder.sandbox.proxy import LocalStudent
