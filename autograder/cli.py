@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:
+            if exc.name and (name + ".").startswith(exc.name + "."):  # the tool, or its package, is not shipped
                 continue
             raise
         module.add_parser(sub)
