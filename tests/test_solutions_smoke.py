@@ -390,7 +390,7 @@ def test_strip_solution_rejects_bad_markers(bad, line, fragment):
 def test_generator_does_not_import_torch():
     code = (
         "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('gen', {str(ROOT / 'autograder' / 'generate.py')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('gen', {str(ROOT / 'autograder' / 'instructor' / 'generate.py')!r})\n"
         "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
         f"m.render_exercises(__import__('pathlib').Path({str(ROOT)!r}))\n"
         "assert 'torch' not in sys.modules\n"
