@@ -52,10 +52,10 @@ report-screenshot:
 	@echo "screenshot: $(REPORT_DIR)/report.png"
 
 exercises: setup
-	$(PY) -m autograder.generate
+	$(PY) -m autograder.instructor.generate
 
 notebooks: setup
-	$(PY) -m autograder.notebooks
+	$(PY) -m autograder.instructor.notebooks
 
 # the student starter repository (stubs, public checks, no solutions): push dist/student as the template repo
 release: setup

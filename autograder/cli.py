@@ -19,7 +19,8 @@ from pathlib import Path
 from .course import CourseError, load_course
 
 # modules that add subcommands (instructor tools); a missing one is skipped
-COMMAND_MODULES = ("autograder.grade", "autograder.gradescope", "autograder.nbgrader_build", "autograder.release")
+COMMAND_MODULES = ("autograder.instructor.grade", "autograder.instructor.gradescope",
+                   "autograder.instructor.nbgrader_build", "autograder.instructor.release")
 
 
 def _course(args):
@@ -70,7 +71,7 @@ class EarlySandbox:
     :meth:`ready`, given to :func:`autograder.runner.grade`, waits for it when the first check is about to run."""
 
     def __init__(self):
-        from .sandbox import Sandbox
+        from .sandbox.host import Sandbox
 
         self.sandbox = Sandbox().launch()
         self.started = False
@@ -260,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:
+            if exc.name and (name + ".").startswith(exc.name + "."):  # the tool, or its package, is not shipped
                 continue
             raise
         module.add_parser(sub)

@@ -1,7 +1,7 @@
 """Checking a stage inside a running Jupyter kernel, where the learner's code already lives.
 
 A notebook has no stage file to hand to the sandbox: the learner's functions are names in the kernel's
-globals. The functions here wrap that namespace in :class:`autograder.sandbox.LocalStudent` and run the very
+globals. The functions here wrap that namespace in :class:`autograder.sandbox.proxy.LocalStudent` and run the very
 same graders as ``python -m autograder check`` through :func:`autograder.runner.grade`, on every device the kernel
 can see. There is no isolation: the code is already running in the kernel (that is the notebook's model; the
 sandboxed ``python -m autograder grade`` is the one to trust with a class).
@@ -40,7 +40,10 @@ from pathlib import Path
 
 from .course import Course, load_course
 from .results import StageResult, SubmissionResult
-from .sandbox import Limits, LocalStudent, StudentProxy, StudentTimeout
+from .runtime import worker as wire
+from .sandbox.errors import StudentTimeout
+from .sandbox.host import Limits
+from .sandbox.proxy import LocalStudent, StudentProxy
 
 _COURSE: Course | None = None
 
@@ -140,7 +143,7 @@ class KernelStudent(LocalStudent):
         if self.timed_out is not None:
             StudentProxy._ensure(self)  # raises the sandbox's "skipped: an earlier check ... did not finish"
 
-    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+    def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         try:
             with time_limit(self.timeout) as timed_out:
                 reply = super()._roundtrip(req, blob)

@@ -21,10 +21,11 @@ import pytest
 from _pytest.runner import runtestprotocol  # pytest's protocol for one item; pyproject pins the tested range
 
 from . import fixtures
-from .checking import CheckFailed, CheckInfo
+from .checks import CheckFailed, CheckInfo
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
-from .sandbox import Limits, NotImplementedYet, Sandbox, StudentCrashed, StudentFailure, StudentTimeout
+from .sandbox.errors import NotImplementedYet, StudentCrashed, StudentFailure, StudentTimeout, SubmissionLoadError
+from .sandbox.host import Limits, Sandbox
 
 GRADERS = Path(__file__).resolve().parent / "graders"
 
@@ -338,8 +339,7 @@ class GraderPlugin:
         if isinstance(exc, CheckFailed):
             return str(exc), exc.mistake, None
         if isinstance(exc, StudentFailure):
-            text = str(exc)
-            return text, None, "import" if text.startswith("your file could not be imported") else None
+            return str(exc), None, "import" if isinstance(exc, SubmissionLoadError) else None
         if isinstance(exc, AssertionError):
             return (str(exc).split("\nassert ")[0] or "a check failed"), None, None
         if exc is None:

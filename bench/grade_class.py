@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 def make_class(dest: Path, n: int, seed: int) -> dict[str, str]:
     """Write ``n`` student folders into ``dest``; returns student → what they submitted."""
-    from autograder.catalogue import mistake_source
+    from autograder.instructor.catalogue import mistake_source
     from autograder.course import load_course
 
     course = load_course(ROOT / "course.yml")

@@ -23,7 +23,7 @@ def course():
 @pytest.fixture(scope="session")
 def sandbox():
     """One warm sandbox for the whole test session (bubblewrap when the machine has it)."""
-    from autograder.sandbox import Limits, Sandbox
+    from autograder.sandbox.host import Limits, Sandbox
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

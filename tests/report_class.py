@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from autograder.report import Graded
+from autograder.instructor.report import Graded
 from autograder.results import CheckResult, StageResult, SubmissionResult
 
 CHECKS = ["values", "shape and dtype", "input unchanged", "written by hand", "gradients", "random inputs",
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root))
     from autograder.course import load_course
-    from autograder.report import render_report
+    from autograder.instructor.report import render_report
 
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("out")

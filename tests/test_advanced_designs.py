@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checking import CheckFailed
+from autograder.checks import CheckFailed
 from autograder.graders.public import test_blockwise_attention as blockwise
 from autograder.graders.public import test_kv_cache as kv
-from autograder.sandbox import LocalStudent
+from autograder.sandbox.proxy import LocalStudent
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import mistake_files, mistake_source
+from autograder.instructor.catalogue import mistake_files, mistake_source
 from autograder.runner import Submission, grade
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.collect import (Collected, collect_class, collect_student, notebook_cells, read_capped,
+from autograder.instructor.collect import (Collected, collect_class, collect_student, notebook_cells, read_capped,
                                 slice_notebook, ReadError)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""autograder.evidence: the judge parses, refuses and replays a recorded call's graph; autograder.checking judges
+"""autograder.sandbox.evidence: the judge parses, refuses and replays a recorded call's graph; autograder.checks judges
 values at the tolerance of the dtype asked for."""
 
 from __future__ import annotations
@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder import evidence
-from autograder import worker as wire
-from autograder.checking import CheckFailed, expect_close
-from autograder.sandbox import LocalStudent, Out
+from autograder.sandbox import evidence
+from autograder.runtime import worker as wire
+from autograder.checks import CheckFailed, expect_close
+from autograder.sandbox.proxy import LocalStudent
+from autograder.sandbox.values import Out
 
 HAND = '''
 import torch

@@ -140,9 +140,9 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
 
 def _stored_student(out: Path, course):
     """One graded student written to ``out`` as a run would (a hidden check failed), without grading."""
-    from autograder import store
-    from autograder.collect import Collected
-    from autograder.report import gradescope_json
+    from autograder.instructor import store
+    from autograder.instructor.collect import Collected
+    from autograder.instructor.report import gradescope_json
     from autograder.results import CheckResult, StageResult, SubmissionResult
 
     stage = course.stages[0]
@@ -158,7 +158,7 @@ def _stored_student(out: Path, course):
 @pytest.mark.parametrize("detail", [False, True])
 def test_feedback_shows_hidden_checks_only_when_asked(tmp_path, course, detail, capsys):
     from autograder.cli import main
-    from autograder.grade import GradeRun
+    from autograder.instructor.grade import GradeRun
 
     out = tmp_path / "out"
     subs, fps = _stored_student(out, course)
@@ -190,7 +190,7 @@ def _announced(run) -> str:
 
 
 def test_the_terminal_names_wrapped_and_empty_students_and_a_new_seed(tmp_path, course):
-    from autograder.grade import GradeRun
+    from autograder.instructor.grade import GradeRun
 
     cls = tmp_path / "class"
     (cls / "alice" / "attention-main").mkdir(parents=True)
@@ -208,9 +208,9 @@ def test_the_terminal_names_wrapped_and_empty_students_and_a_new_seed(tmp_path, 
 
 
 def test_the_closing_summary_counts_hangs_and_crashes(course):
-    from autograder.report import failure_summary
+    from autograder.instructor.report import failure_summary
     from autograder.results import CheckResult, StageResult, SubmissionResult
-    from autograder.report import Graded
+    from autograder.instructor.report import Graded
 
     def student(name, *failures):
         stages = []
@@ -259,7 +259,7 @@ def test_ctrl_c_leaves_no_temporary_folder_and_no_child_traceback(tmp_path):
 
 
 def test_the_time_left_counts_pending_hangs():
-    from autograder.grade import Eta, _eta_text
+    from autograder.instructor.grade import Eta, _eta_text
 
     eta = Eta(total=4, jobs=2, timeout=10.0)
     assert eta.seconds_left(0.0) is None and _eta_text(None) == "-:--:--"

@@ -81,3 +81,26 @@ def test_graders_import_only_trusted_modules():
                 continue
             for name in names:
                 assert name.split(".")[0] in ALLOWED_IMPORTS, f"{path.name} imports {name}"
+
+
+# what a grader may reach of the autograder: the grader-authoring API and the values and errors the proxy hands it
+GRADER_API = ("autograder.checks", "autograder.oracle", "autograder.graders", "autograder.sandbox.errors",
+              "autograder.sandbox.values")
+
+
+def test_graders_never_import_the_process_manager():
+    """Every grader module, imported in a fresh interpreter, loads of the autograder only the grader-authoring API
+    (never the sandbox's host or proxy, the worker, the runner or the instructor's tools)."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, pathlib, sys\n"
+            f"for p in sorted(pathlib.Path({str(GRADERS)!r}).rglob('*.py')):\n"
+            f"    parts = p.relative_to({str(ROOT)!r}).with_suffix('').parts\n"
+            "    importlib.import_module('.'.join(parts[:-1] if parts[-1] == '__init__' else parts))\n"
+            "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('autograder.'))))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = proc.stdout.split()
+    assert "autograder.graders.attention" in loaded and "autograder.checks" in loaded  # the walk did import them
+    outside = [m for m in loaded if m != "autograder.sandbox" and not m.startswith(GRADER_API)]
+    assert not outside, f"graders import {outside}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import gradescope
+from autograder.instructor import gradescope
 
 ROOT = Path(__file__).resolve().parent.parent
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
@@ -61,7 +61,7 @@ def test_the_zip_holds_the_autograder_and_no_solutions(autograder_zip):
         run = zf.read("run_autograder").decode()
         contents = {n: zf.read(n) for n in names}
     for needed in ("setup.sh", "run_autograder", "requirements.txt", "course.yml", "autograder/__main__.py",
-                   "autograder/worker.py", "autograder/sandbox.py", "autograder/runner.py",
+                   "autograder/runtime/worker.py", "autograder/sandbox/host.py", "autograder/runner.py",
                    "autograder/graders/public/test_loop_average.py", "autograder/graders/hidden/test_loop_average.py",
                    "autograder/oracles/loop_average.py"):
         assert needed in names
@@ -164,7 +164,7 @@ def test_run_autograder_still_grades_without_bubblewrap_and_says_so(tmp_path, au
 @pytest.mark.slow
 def test_run_autograder_grades_a_notebook_in_a_folder(tmp_path, autograder_zip):
     nbformat = pytest.importorskip("nbformat")
-    pytest.importorskip("autograder.collect")  # notebooks are read by the class grader's collector
+    pytest.importorskip("autograder.instructor.collect")  # notebooks are read by the class grader's collector
     root = _tree(tmp_path, autograder_zip)
     cells = [nbformat.v4.new_markdown_cell("# My attention notebook")]
     for name in ("01_loop_average.py", "02_tril_average.py"):
@@ -184,7 +184,7 @@ def test_run_autograder_grades_a_notebook_in_a_folder(tmp_path, autograder_zip):
 
 def test_each_stages_max_scores_add_up_to_its_points_exactly():
     """Gradescope adds the tests' max_score up: checks of 15/7 points rounded alone would give 15.0003."""
-    from autograder.report import gradescope_json
+    from autograder.instructor.report import gradescope_json
     from autograder.results import CheckResult, StageResult, SubmissionResult
 
     stages = []

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runner import Submission, grade
-from autograder.sandbox import Limits, Sandbox
+from autograder.sandbox.host import Limits, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
@@ -166,7 +166,7 @@ class Run:
             for f in folder.iterdir():
                 f.write_text(self.text(f))
             try:
-                from autograder.collect import collect_student
+                from autograder.instructor.collect import collect_student
             except ImportError:
                 from autograder.runner import submission_from_folder
 

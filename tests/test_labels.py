@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from autograder import oracle
-from autograder.checking import CheckFailed, diagnose, expect_close, tolerance
+from autograder.checks import CheckFailed, diagnose, expect_close, tolerance
 from autograder.graders import attention as m
 from autograder.graders.inputs import fixed
 

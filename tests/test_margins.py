@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import mistake_source
+from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade
-from autograder.sandbox import LocalStudent
+from autograder.sandbox.proxy import LocalStudent
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = sorted((ROOT / "tests" / "correct").glob("*__*.py"))

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from autograder.catalogue import mistake_files, mistake_source
+from autograder.instructor.catalogue import mistake_files, mistake_source
 
 FILES = mistake_files()
 

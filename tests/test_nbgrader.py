@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import load_course
-from autograder.generate import solution_regions, strip_solution
+from autograder.instructor.generate import solution_regions, strip_solution
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "attention"
@@ -273,7 +273,7 @@ def test_exported_grades_equal_the_class_grader_stage_by_stage(pipeline):
 
 # -- the build itself (no kernels) ----------------------------------------------------------------------------
 def test_build_is_repeatable_and_keeps_its_seed(tmp_path, capsys):
-    from autograder.nbgrader_build import build
+    from autograder.instructor.nbgrader_build import build
 
     course = load_course()
     first = build(course, tmp_path, seed=None)
@@ -283,7 +283,7 @@ def test_build_is_repeatable_and_keeps_its_seed(tmp_path, capsys):
 
 
 def test_build_refuses_a_foreign_config_and_warns_about_stray_files(tmp_path):
-    from autograder.nbgrader_build import build
+    from autograder.instructor.nbgrader_build import build
 
     course = load_course()
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
@@ -300,7 +300,7 @@ def test_build_refuses_a_foreign_config_and_warns_about_stray_files(tmp_path):
 
 
 def test_source_notebook_cells():
-    from autograder.nbgrader_build import notebook_stage_source, render_source_notebook
+    from autograder.instructor.nbgrader_build import notebook_stage_source, render_source_notebook
 
     course = load_course()
     stage = course.stage("tril_average")
@@ -347,7 +347,7 @@ exec(sys.argv[3], namespace)                            # the visible test cell,
 
 @pytest.fixture(scope="module")
 def student_release(tmp_path_factory):
-    from autograder import release
+    from autograder.instructor import release
 
     out = tmp_path_factory.mktemp("release") / "student"
     return release.build_release(out, verify=False, log=lambda *a: None).out
@@ -357,7 +357,7 @@ def student_release(tmp_path_factory):
 def test_visible_test_cells_run_on_the_student_release_alone(student_release, tmp_path, answer):
     """The visible cell of the tril_average notebook, run in a kernel that has only the student release (no
     oracles, no hidden graders, no instructor package): it passes on the solution and names the failing check."""
-    from autograder.nbgrader_build import public_cell_source
+    from autograder.instructor.nbgrader_build import public_cell_source
 
     course = load_course()
     stage = course.stage("tril_average")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import load_course
-from autograder.notebooks import notebook_name, render_notebook, stale_notebooks
+from autograder.instructor.notebooks import notebook_name, render_notebook, stale_notebooks
 from autograder.runner import grader_files
 
 ROOT = Path(__file__).resolve().parents[1]

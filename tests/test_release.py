@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder import release as rel
-from autograder.catalogue import mistake_source
+from autograder.instructor import release as rel
+from autograder.instructor.catalogue import mistake_source
 from autograder.course import load_course
-from autograder.generate import solution_regions
+from autograder.instructor.generate import solution_regions
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = ROOT / "tests" / "mistakes"
@@ -137,7 +137,7 @@ def test_release_has_the_student_files(built, course):
         assert "NotImplementedError" in stub and "BEGIN SOLUTION" not in stub
         assert stub.startswith(f"# Stage {s.number}:") and "edit the solution" not in stub
     for name in ("course.yml", "README.md", "Makefile", "pyproject.toml", ".gitignore",
-                 ".github/workflows/classroom.yml", "autograder/cli.py", "autograder/worker.py",
+                 ".github/workflows/classroom.yml", "autograder/cli.py", "autograder/runtime/worker.py",
                  "autograder/data/snapshot/index.json", "autograder/data/snapshot/arrays.npz"):
         assert (out / name).is_file(), name
     assert built.stages and set(built.stages) <= set(course.keys)
@@ -216,7 +216,7 @@ def test_only_allowlisted_modules_ship(built):
     for name in shipped:
         assert name in rel.SHIPPED or name.startswith("graders/"), name
     for tool in ("generate.py", "release.py", "grade.py", "gradescope.py", "nbgrader_build.py", "report.py"):
-        assert tool not in shipped
+        assert f"instructor/{tool}" not in shipped
 
 
 def test_the_leak_scanner_catches_planted_leaks(built, tmp_path):
@@ -266,8 +266,10 @@ def test_a_module_release_py_does_not_know_stops_the_build(tmp_path):
     (package / "runner.py").write_text((package / "runner.py").read_text() + "\nfrom .mystery import X\n")
     with pytest.raises(rel.ReleaseError, match="mystery"):
         rel.select_modules(package)
-    (package / "runner.py").write_text((rel.PACKAGE / "runner.py").read_text() + "\nfrom . import generate\n")
-    (package / "generate.py").write_text("")
+    (package / "runner.py").write_text((rel.PACKAGE / "runner.py").read_text() + "\nfrom .instructor import generate\n")
+    (package / "instructor").mkdir()
+    (package / "instructor" / "__init__.py").write_text("")
+    (package / "instructor" / "generate.py").write_text("")
     with pytest.raises(rel.ReleaseError, match="never ships"):
         rel.select_modules(package)
 

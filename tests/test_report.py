@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from html.parser import HTMLParser
 
-from autograder.checking import heatmaps
-from autograder.report import (SCRIPT, Graded, Matrices, class_stats, gradescope_json, grades_csv, heatmap_data,
-                               render_feedback, render_report)
+from autograder.checks import heatmaps
+from autograder.instructor.report import (SCRIPT, Graded, Matrices, class_stats, gradescope_json, grades_csv, heatmap_data,
+                                          render_feedback, render_report)
 from autograder.results import CheckResult, StageResult, SubmissionResult
 from tests.report_class import make_class
 

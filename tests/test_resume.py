@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import store
+from autograder.instructor import store
 
 ROOT = Path(__file__).resolve().parent.parent
 SOL = ROOT / "solutions"
@@ -54,6 +54,13 @@ def test_fingerprints_change_with_what_a_grade_depends_on(course):
     assert store.run_fingerprint("files", g + "x", 1, {"timeout": None}) != base
     assert store.run_fingerprint("files", g, 2, {"timeout": None}) != base
     assert store.run_fingerprint("files", g, 1, {"timeout": 3}) != base
+
+
+def test_every_engine_file_the_fingerprint_names_exists():
+    """The graders' hash covers the engine's files by name; a name left behind by a move would drop a file from it
+    without a word."""
+    missing = [f for f in store.ENGINE_FILES if not (store.PACKAGE / f).is_file()]
+    assert not missing, missing
 
 
 # ───────────────────────────── kill -9, then resume ─────────────────────────────

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder.catalogue import mistake_source
+from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade, stage_seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_judges_sharing_a_counter_grade_each_submission_once(course, sandbox):
     had alone."""
     import multiprocessing
 
-    from autograder.grade import claimer
+    from autograder.instructor.grade import claimer
 
     subs = [_submission(course, name, {}) for name in ("a", "b", "c")]
     subs.append(_submission(course, "d", {"loop_average": None}))
@@ -142,7 +142,7 @@ def test_calls_in_grader_messages_are_python_that_binds_to_the_solution(course):
 def test_a_forbidden_call_is_named_once_not_as_its_own_reference():
     import pytest
 
-    from autograder.checking import CheckFailed
+    from autograder.checks import CheckFailed
     from autograder.graders.attention import require_by_hand
 
     reply = {"record": {"forbidden": ["aten::scaled_dot_product_attention"]}}
@@ -156,7 +156,7 @@ def test_a_forbidden_call_is_named_once_not_as_its_own_reference():
 def test_nan_is_reported_as_nan_not_as_an_infinite_error():
     import torch
 
-    from autograder.checking import compare
+    from autograder.checks import compare
 
     ok, text = compare(torch.tensor([1.0, float("nan"), 3.0]), torch.tensor([1.0, 2.0, 3.0]), 1e-6, 1e-8)
     assert not ok and "1 NaN where a number was expected" in text and "inf" not in text, text

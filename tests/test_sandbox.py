@@ -17,9 +17,12 @@ import numpy as np
 import pytest
 import torch
 
-from autograder import worker as wire
-from autograder.sandbox import (SANDBOX_WORKER, Limits, LocalStudent, Out, Sandbox, SandboxWarning, StudentCodeError,
-                                StudentCrashed, StudentTimeout, bwrap_command)
+from autograder.runtime import worker as wire
+from autograder.sandbox.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
+                               StudentTimeout, SubmissionLoadError)
+from autograder.sandbox.proxy import LocalStudent
+from autograder.sandbox.host import SANDBOX_WORKER, Limits, Sandbox, bwrap_command
+from autograder.sandbox.values import Out
 
 ROOT = Path(__file__).resolve().parent.parent
 Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)
@@ -149,7 +152,26 @@ def test_local_student_uses_the_same_executor_in_process():
 # ───────────────────────────── a real sandbox ─────────────────────────────
 
 
-PROBES = textwrap.dedent('''
+# a learner function that starts sleeping processes until a fork is refused (or 500 of them), and says how many
+FORK_LOOP = textwrap.dedent('''
+    import os, time
+
+    def fork_until_refused(x):
+        n = 0
+        while n < 500:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            n += 1
+        return n
+''')
+
+
+PROBES = FORK_LOOP + textwrap.dedent('''
     import os, resource, signal, socket, sys, time
     import torch
     import torch.nn.functional as F
@@ -201,19 +223,6 @@ PROBES = textwrap.dedent('''
                     pass
             time.sleep(0.5)
         return x + 1
-
-    def fork_until_refused(x):
-        n = 0
-        while n < 1000:
-            try:
-                pid = os.fork()
-            except OSError:
-                break
-            if pid == 0:
-                time.sleep(60)
-                os._exit(0)
-            n += 1
-        return n
 
     def sdpa(q):
         return F.scaled_dot_product_attention(q, q, q, is_causal=True)
@@ -446,6 +455,25 @@ def test_a_forged_reply_costs_only_that_call(sb):
         proxy.close()
 
 
+def test_learner_failures_are_told_apart_by_type(sb):
+    """A file that cannot be imported raises SubmissionLoadError (the runner marks its stage as an error by that
+    type), a stub's NotImplementedError raises NotImplementedYet; an error raised by a call is neither, whatever
+    its message says."""
+    cases = [("def f(x:\n", SubmissionLoadError, "your file could not be imported: SyntaxError"),
+             ("raise ValueError('no')\n", SubmissionLoadError, "your file could not be imported: ValueError: no"),
+             ("raise NotImplementedError('todo')\n", NotImplementedYet, "todo"),
+             ("def f(x):\n    raise ValueError('your file could not be imported')\n", StudentCodeError,
+              "your code raised ValueError: your file could not be imported")]
+    for source, kind, message in cases:
+        proxy = sb.open(source, "/submission/probe.py")
+        try:
+            with pytest.raises(StudentFailure) as info:
+                proxy.call("f", torch.ones(1))
+        finally:
+            proxy.close()
+        assert type(info.value) is kind and str(info.value).startswith(message), (source, info.value)
+
+
 def _uid_processes(uid):
     found = []
     for name in os.listdir("/proc"):
@@ -517,7 +545,7 @@ def _cmdline(pid: str) -> bytes:
 
 
 def test_the_written_by_hand_rule_refuses_unverifiable_evidence():
-    from autograder.checking import CheckFailed
+    from autograder.checks import CheckFailed
     from autograder.graders.attention import forbidden_apis, require_by_hand
 
     reply = {"record": {"n_ops": None, "forbidden": ["unverifiable: the graph calls aten.from_file.default"]}}
@@ -642,7 +670,7 @@ def test_a_module_built_in_one_request_in_the_sandbox(sb):
 
 # ───────────────────────────── a grade of record: uid, limits, IPC, signals, the child's area, timeouts ──────
 
-ISOLATION = textwrap.dedent('''
+ISOLATION = FORK_LOOP + textwrap.dedent('''
     import ctypes, os, signal, time
 
     def who(x):
@@ -650,19 +678,6 @@ ISOLATION = textwrap.dedent('''
         return {"res": list(os.getresuid()), "gids": list(os.getresgid()), "groups": os.getgroups(),
                 "cap_eff": status["CapEff"].strip(), "cap_prm": status["CapPrm"].strip(),
                 "no_new_privs": status["NoNewPrivs"].strip()}
-
-    def spawn(x):
-        n = 0
-        while n < 500:
-            try:
-                pid = os.fork()
-            except OSError:
-                break
-            if pid == 0:
-                time.sleep(30)
-                os._exit(0)
-            n += 1
-        return n
 
     KEY = 0x5EC2E7
     def _libc():
@@ -735,8 +750,8 @@ def test_rlimit_nproc_holds_for_learner_code():
         warnings.simplefilter("ignore")
         small = Sandbox(Limits(call_timeout=10, nproc=20)).start()
     try:
-        stopped = _call(small, "spawn", 0, source=ISOLATION)
-        again = _call(small, "spawn", 0, source=ISOLATION)  # every process of the last child is gone
+        stopped = _call(small, "fork_until_refused", 0, source=ISOLATION)
+        again = _call(small, "fork_until_refused", 0, source=ISOLATION)  # every process of the last child is gone
     finally:
         small.close()
     assert 15 <= stopped < 20 and again == stopped

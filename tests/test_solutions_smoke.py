@@ -50,7 +50,7 @@ def _load(path: Path, prefix: str):
     return module
 
 
-_generate = _load(ROOT / "autograder" / "generate.py", "autograder")
+_generate = _load(ROOT / "autograder" / "instructor" / "generate.py", "autograder")
 
 
 def sol(stage: str):
@@ -400,7 +400,7 @@ CALLS = {
 
 def test_exercises_are_not_stale():
     stale = _generate.stale_exercises(ROOT)
-    assert not stale, f"run `python -m autograder.generate`; stale: {stale}"
+    assert not stale, f"run `python -m autograder.instructor.generate`; stale: {stale}"
     assert sorted(p.name for p in EXERCISES.glob("*.py")) == sorted(STAGES)
 
 
@@ -480,7 +480,7 @@ def test_strip_solution_rejects_bad_markers(bad, line, fragment):
 def test_generator_does_not_import_torch():
     code = (
         "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('gen', {str(ROOT / 'autograder' / 'generate.py')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('gen', {str(ROOT / 'autograder' / 'instructor' / 'generate.py')!r})\n"
         "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
         f"m.render_exercises(__import__('pathlib').Path({str(ROOT)!r}))\n"
         "assert 'torch' not in sys.modules\n"

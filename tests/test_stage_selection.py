@@ -86,9 +86,9 @@ def test_an_unselected_stage_needs_no_file(tmp_path):
 def test_a_subset_generates_only_its_stages(tmp_path):
     """Stubs, notebooks, the nbgrader course, the student release and the Gradescope zip hold the selected
     stages and no other; switching to a subset removes the generated files of the others."""
-    from autograder import gradescope, nbgrader_build, notebooks
-    from autograder.generate import stale_exercises, write_exercises
-    from autograder.release import select_modules
+    from autograder.instructor import gradescope, nbgrader_build, notebooks
+    from autograder.instructor.generate import stale_exercises, write_exercises
+    from autograder.instructor.release import select_modules
 
     root = course_root(tmp_path, "all")
     write_exercises(root)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checking import as_tensor, diagnose, error_line, fail, tolerance, uses_dot_T
+from autograder.checks import as_tensor, diagnose, error_line, fail, tolerance, uses_dot_T
 from autograder.graders.inputs import fixed
-from autograder.sandbox import MissingName, StudentCodeError, learner_error
+from autograder.sandbox.values import Out
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
@@ -86,9 +87,7 @@ class explained:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if exc is None or not isinstance(exc, StudentCodeError) or isinstance(exc, MissingName):
-            return False
-        if str(exc).startswith("your file could not be imported"):
+        if not isinstance(exc, StudentCodeError) or isinstance(exc, (MissingName, SubmissionLoadError)):
             return False
         hint, mistake = _explain_error(exc.error, self.source)
         if hint is None:
@@ -178,7 +177,12 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
         if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
             fail(f"{what}: the weights could not be loaded")
         return
-    merged = {n: (weights[n] if n in weights else v.t) for n, v in state.items() if n in weights or hasattr(v, "t")}
+    merged = {}  # the given weights, and the module's own buffers (read back) unchanged
+    for n, v in state.items():
+        if n in weights:
+            merged[n] = weights[n]
+        elif isinstance(v, Out):
+            merged[n] = v.t
     handle.load_state(merged)
 
 
@@ -224,7 +228,7 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
         got = (state or {}).get("mask")
         if state is not None and not isinstance(getattr(got, "t", None), torch.Tensor):
             fail(f"{what}.mask could not be read back as a tensor")
-        if state is not None:
+        if state is not None and got is not None:
             if got.dtype != "bool":
                 fail(f"{what}.mask is {got.dtype}; the docstring asks for a bool mask, True where step t may look at "
                      "step s (s <= t): torch.ones(context_length, context_length, dtype=torch.bool).tril()")
@@ -240,7 +244,7 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
 
 
 def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
-    """From the judge's record of a call (``record=``, see :mod:`autograder.evidence`): the PyTorch attention
+    """From the judge's record of a call (``record=``, see :mod:`autograder.sandbox.evidence`): the PyTorch attention
     APIs the call's graph reaches, the mistake's name, and why the graph could not be verified (if it could
     not)."""
     names = (reply.get("record") or {}).get("forbidden") or []
@@ -260,7 +264,7 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
 def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None) -> None:
     """No forbidden API (else the stage forfeits), and a graph that could be verified; ``expected``: the call's
     correct value (the check counts only with correct values, see ``checking.credited``)."""
-    from autograder.checking import credited
+    from autograder.checks import credited
 
     apis, mistake, unverified = forbidden_apis(reply)
     what = what.split(", compared with ")[0]  # the call, without the reference its value is compared with
@@ -285,9 +289,9 @@ def own_weights_reference(handle, oracle_name: str, *extra):
     """The grader's reference for a call of a module the learner built with its own weights: the oracle
     ``oracle_name`` applied to ``x`` with the weights the module holds, read back from the learner's process
     (they are only numbers: the reference itself is computed here). Passed as ``record=`` (see
-    :func:`autograder.evidence.verify`); None when the module's state cannot be read."""
+    :func:`autograder.sandbox.evidence.verify`); None when the module's state cannot be read."""
     from autograder import oracle
-    from autograder.sandbox import Out, StudentFailure
+    from autograder.sandbox.errors import StudentFailure
 
     try:
         state = handle.state()
@@ -299,7 +303,7 @@ def own_weights_reference(handle, oracle_name: str, *extra):
 
 def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mistakes: dict | None = None, **kw):
     """``expect_close`` for a call made with ``record=``: no points when a forbidden API was used."""
-    from autograder.checking import expect_close
+    from autograder.checks import expect_close
 
     require_by_hand(reply, what)
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
@@ -309,7 +313,7 @@ def expect_causal(base, changed, t: int, *, what: str, expected: torch.Tensor, m
                   changed_what: str = "") -> None:
     """Outputs before step ``t`` must not move when inputs at step ``t`` (and later) changed. ``expected``: the
     correct value of ``base`` (the check counts only with correct values, see ``checking.credited``)."""
-    from autograder.checking import credited
+    from autograder.checks import credited
 
     a = as_tensor(base, what).t.to(F64)
     b = as_tensor(changed, what).t.to(F64)

@@ -1,6 +1,6 @@
 """What the graders of the memory-saving stages (10: blockwise attention, 11: the key/value cache) share: the names
 of the mistakes they recognise and the verdicts read from the judge's record of a call (how large the largest
-tensor the call's graph creates is, and how much work it does: :func:`autograder.evidence.measure`).
+tensor the call's graph creates is, and how much work it does: :func:`autograder.sandbox.evidence.measure`).
 
 Everything here runs in the judge. The figures come from the graph the judge parsed, checked against the learner's
 answers and shape-propagated itself; nothing the learner's process reports about sizes is believed.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import fail
+from autograder.checks import fail
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 

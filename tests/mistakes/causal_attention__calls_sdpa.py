@@ -3,7 +3,7 @@
 Hands the work to PyTorch's fused kernel instead of writing it.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    ### BEGIN SOLUTION  # stub: scaled dot-product attention in which position t only attends to positions 0..t (future scores -inf before the softmax)\n    T_q, T_k = q.shape[-2], k.shape[-2]\n',

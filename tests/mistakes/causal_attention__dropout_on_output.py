@@ -3,7 +3,7 @@
 Applies dropout to the output vectors instead of the attention weights.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        weights = self.dropout(torch.softmax(scores, dim=-1))  # (B, T, T)\n        return weights @ v  # (B, T, T) @ (B, T, hs) -> (B, T, hs)\n',

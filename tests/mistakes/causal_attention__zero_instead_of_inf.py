@@ -3,7 +3,7 @@
 Fills the future scores with 0: exp(0) = 1, so the future keeps a weight.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        scores = scores.masked_fill(~self.mask[:T, :T], float("-inf"))\n',

@@ -3,7 +3,7 @@
 A copy of the stage 4 solution with one bug: softmax_stable always works on the last dim, whatever dim says.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return e / e.sum(dim=dim, keepdim=True)\n',

@@ -4,7 +4,7 @@ A copy of the stage 4 solution with one bug: softmax_naive divides the logits by
 exponentiates (negative 'probabilities', and a division by ~0 when the logits sum to ~0).
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    e = torch.exp(x)\n    return e / e.sum(dim=dim, keepdim=True)  # (..., n) / (..., 1)\n',

@@ -4,7 +4,7 @@ A copy of the stage 4 solution with one bug: the context multiplies the weights 
 by the inputs, giving a (T, T) result instead of (T, C).
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return weights @ x  # (B, T, T) @ (B, T, C) -> (B, T, C)\n',

@@ -3,7 +3,7 @@
 Hands the attention of the heads to PyTorch's fused kernel.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_size)  # (B, nh, T, T)\n        scores = scores.masked_fill(~self.mask[:T, :T], float("-inf"))\n        weights = self.dropout(torch.softmax(scores, dim=-1))  # (B, nh, T, T)\n        out = merge_heads(weights @ v)  # (B, nh, T, hs) -> (B, T, d_out)\n',

@@ -3,7 +3,7 @@
 Leaves out the output projection that mixes the heads.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        return self.out_proj(out)  # (B, T, d_out)\n',

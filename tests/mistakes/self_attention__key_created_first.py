@@ -3,7 +3,7 @@
 Creates W_key before W_query, so the seeded random numbers land in the wrong matrices.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        self.W_key = nn.Parameter(torch.rand(d_in, d_out))\n',

@@ -4,7 +4,7 @@ A copy of the stage 3 solution with one bug: the mask uses tril(-1), so a step m
 row 0 has nothing left to look at and becomes NaN.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return torch.ones(T, T, dtype=torch.bool, device=device).tril()  # (T, T)\n',

@@ -4,7 +4,7 @@ A copy of the stage 3 solution with one bug: the average is written back into x 
 caller's tensor.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return weights @ x  # (T, T) @ (B, T, C) -> (B, T, C)\n',

@@ -4,7 +4,7 @@ A copy of the stage 3 solution with one bug: masked_fill receives the causal mas
 so -inf lands on the visible steps and the last row becomes NaN.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    future = ~causal_mask(T, device=device)  # (T, T), True where s > t\n',

@@ -4,7 +4,7 @@ A copy of the stage 3 solution with one bug: the mask is built with triu, so eac
 and not the past.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return torch.ones(T, T, dtype=torch.bool, device=device).tril()  # (T, T)\n',

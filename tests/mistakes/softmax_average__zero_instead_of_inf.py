@@ -4,7 +4,7 @@ A copy of the stage 3 solution with one bug: the future is filled with 0 instead
 gives the future the same weight as the past.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    scores = scores.masked_fill(future, float("-inf"))\n',

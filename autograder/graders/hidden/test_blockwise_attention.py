@@ -6,7 +6,7 @@ missing rescaling shows whatever the seed."""
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_shape
+from autograder.checks import check, expect_close, expect_shape
 from autograder.graders.attention import explained
 from autograder.graders.inputs import randn
 from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of

@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import HALVES, check, expect_half, expect_shape
+from autograder.checks import HALVES, check, expect_half, expect_shape
 from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, new_module, perturb_from,
                                           qkv, random_linear_weights, sdpa)
 from autograder.graders.inputs import randn, rounded

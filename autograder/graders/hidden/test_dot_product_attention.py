@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import (HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail,
+from autograder.checks import (HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail,
                                  softmax_tolerance, tolerance)
 from autograder.graders.inputs import randn, rounded
 

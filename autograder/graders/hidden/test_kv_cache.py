@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close
+from autograder.checks import check, expect_close
 from autograder.graders.attention import new_module, random_linear_weights
 from autograder.graders.inputs import randn
 from autograder.graders.public.test_kv_cache import decode, layers

@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import HALVES, check, expect_close, expect_half
+from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "loop_average"

@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import HALVES, check, expect_close, expect_half, expect_shape
+from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
 from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_multi_head_attention import layers, torch_mha

@@ -6,7 +6,7 @@ one with no real token at all, several heads."""
 import torch
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_shape
+from autograder.checks import check, expect_close, expect_shape
 from autograder.graders import padding as p
 from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
 from autograder.graders.inputs import randn

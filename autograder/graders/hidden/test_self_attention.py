@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import HALVES, check, expect_close, expect_half
+from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import explained, grads_of, new_module, qkv, random_linear_weights
 from autograder.graders.inputs import randn, rounded
 

@@ -18,7 +18,7 @@ import math
 import torch
 
 from autograder import oracle
-from autograder.checking import HALVES, check, credited, diagnose, expect_close, expect_half, expect_shape, fail, tolerance
+from autograder.checks import HALVES, check, credited, diagnose, expect_close, expect_half, expect_shape, fail, tolerance
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "variance_scaling"

@@ -3,14 +3,14 @@
 Expected values: ``torch.softmax`` and ``F.scaled_dot_product_attention`` computed here, in the judge, on the CPU in
 float64. How the answer was computed (the largest tensor created, the work done, the ops called) is read from the
 judge's record of a recorded call: the graph the learner's call was traced into, replayed by the judge
-(autograder/evidence.py). Fixed inputs only (stored for student releases).
+(autograder/sandbox/evidence.py). Fixed inputs only (stored for student releases).
 """
 
 import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checking import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checks import check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained
 from autograder.graders.inputs import fixed

@@ -1,7 +1,7 @@
 """Stage 7, public checks: causal attention, compared with PyTorch's scaled_dot_product_attention.
 
 The value to match is ``F.scaled_dot_product_attention(q, k, v, is_causal=True)`` computed here, in the judge, on
-the CPU in float64. Recorded calls are traced and the judge replays their graph (autograder/evidence.py): reaching
+the CPU in float64. Recorded calls are traced and the judge replays their graph (autograder/sandbox/evidence.py): reaching
 that function (or any fused attention kernel) from the learner's code earns nothing. Fixed inputs only (stored for student releases).
 """
 
@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checking import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
+from autograder.checks import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
                                  fail)
 from autograder.graders import attention as a
 from autograder.graders.attention import (expect_causal, own_weights_reference, expect_close_by_hand, explained, grads_of, linear_weights,

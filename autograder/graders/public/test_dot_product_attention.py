@@ -3,10 +3,10 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, credited, diagnose, error_line, expect_close, expect_meta, expect_precise,
+from autograder.checks import (check, credited, diagnose, error_line, expect_close, expect_meta, expect_precise,
                                  expect_shape, expect_unchanged, fail, softmax_tolerance, tolerance, uses_dot_T)
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
-from autograder.sandbox import StudentCodeError
+from autograder.sandbox.errors import StudentCodeError
 
 STAGE = "dot_product_attention"
 XT_BATCHED = "x.T on batched input (reverses every dim; use x.transpose(-2, -1))"
@@ -50,7 +50,7 @@ def _softmax_values(student, name: str) -> None:
     for x, kw in SOFTMAX_CASES:
         got = student.call(name, x, cast=torch.float64, **kw)
         expect_close(got, oracle.expected(name, x, **kw), what=f"{name}({_args(x, kw)}) vs torch.softmax",
-                     mistakes=oracle.mistakes(name, x, **kw))  # type: ignore[arg-type]  # checking.py: Mapping
+                     mistakes=oracle.mistakes(name, x, **kw))  # type: ignore[arg-type]  # autograder.checks: Mapping
 
 
 def dtypes_on(device: str) -> tuple:

@@ -3,18 +3,18 @@
 Expected values: the full causal forward of stage 8 (the oracle's reference, float64, CPU), whose rows decoding with
 a cache must reproduce. The size of the tensors a decoding step creates and the number of its operations are read
 from the judge's record of the recorded step: the graph it was traced into, replayed by the judge
-(autograder/evidence.py); the cache's contents are read through its own ``append``. Fixed inputs only.
+(autograder/sandbox/evidence.py); the cache's contents are read through its own ``append``. Fixed inputs only.
 """
 
 import torch
 
 from autograder import oracle
-from autograder.checking import as_tensor, check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checks import as_tensor, check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained, linear_weights, new_module
 from autograder.graders.inputs import fixed
-from autograder.sandbox import MissingName, StudentCodeError
+from autograder.sandbox.errors import MissingName, StudentCodeError
 
 STAGE = "kv_cache"
 F64 = torch.float64

@@ -6,7 +6,7 @@ computes nothing earns nothing here."""
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
+from autograder.checks import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
                                  expect_unchanged)
 from autograder.graders.inputs import fixed
 

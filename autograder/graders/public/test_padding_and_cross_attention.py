@@ -9,7 +9,7 @@ reaching a fused attention kernel earns nothing. Fixed inputs only (stored for s
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, diagnose, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
+from autograder.checks import (check, diagnose, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
                                  heatmaps)
 from autograder.graders import attention as a
 from autograder.graders import padding as p

@@ -8,7 +8,7 @@ here: these expected values are stored for student releases.
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
+from autograder.checks import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
                                  fail)
 from autograder.graders import attention as a
 from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv

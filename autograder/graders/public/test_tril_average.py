@@ -3,7 +3,7 @@
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
+from autograder.checks import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
                                  expect_unchanged, fail)
 from autograder.graders.inputs import fixed
 

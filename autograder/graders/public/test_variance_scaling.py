@@ -6,10 +6,10 @@ The statistical checks (variance ≈ 1 for every d_k, entropy) need many random 
 import torch
 
 from autograder import oracle
-from autograder.checking import (check, credited, error_line, expect_close, expect_meta, expect_precise, expect_shape,
+from autograder.checks import (check, credited, error_line, expect_close, expect_meta, expect_precise, expect_shape,
                                  expect_unchanged, fail, uses_dot_T)
 from autograder.graders.inputs import fixed
-from autograder.sandbox import StudentCodeError
+from autograder.sandbox.errors import StudentCodeError
 
 STAGE = "variance_scaling"
 KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"

@@ -44,7 +44,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   sandbox: the zygote sums the private memory of every process the child started, ten times a second, and kills
   them all beyond ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
 - **What the zygote reads from a child's folder** (its output file) is opened without following links, without
-  blocking, only when it is a regular file, and read with a bound (:func:`autograder.worker.read_tail`).
+  blocking, only when it is a regular file, and read with a bound (:func:`autograder.runtime.worker.read_tail`).
 - **Only data comes back.** Replies are JSON plus raw array bytes (never pickle), checked against a whitelist of
   dtypes and shapes. Each reply is signed (HMAC) with a key the worker received before the learner's module
   ran, so bytes that learner code writes into the socket are rejected; frames are bounded in size and time, so
@@ -59,7 +59,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
 
 - **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
   about how it computed is believed. The child traces the call (``make_fx(pre_dispatch=True)``) and sends the
-  graph as plain data; the judge (:mod:`autograder.evidence`) names the fused attention ops in it, counts its
+  graph as plain data; the judge (:mod:`autograder.sandbox.evidence`) names the fused attention ops in it, counts its
   operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
   first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
   child never sees, where it must give the grader's reference (when the learner's answer was right). Work that
@@ -91,7 +91,6 @@ What it does not cover:
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import signal
 import socket
@@ -100,18 +99,17 @@ import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
-from . import worker as wire
+from ..runtime import worker as wire
+from .errors import SandboxError, SandboxWarning
+from .proxy import StudentProxy
 
 WORKER_FILE = Path(wire.__file__).resolve()
-SANDBOX_WORKER = "/opt/autograder/worker.py"
+SANDBOX_WORKER = "/opt/autograder/runtime/worker.py"
 UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
-
-
-class SandboxWarning(UserWarning):
-    pass
 
 
 @dataclass
@@ -124,7 +122,7 @@ class Limits:
     max_restarts: int = 2  # fresh children after a crash within one stage (never after a timeout)
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
 
-    def for_child(self) -> dict:
+    def for_child(self) -> wire.ChildLimits:
         return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
                 "cuda": bool(_nvidia_devices())}
 
@@ -138,178 +136,6 @@ def _count_uid_processes(uid: int) -> int:
             except OSError:
                 pass
     return n
-
-
-# ───────────────────────────── errors seen by the graders ─────────────────────────────
-
-
-class StudentFailure(Exception):
-    """Base: the learner's code did not produce a value. ``str()`` is a message for the learner."""
-
-
-class NotImplementedYet(StudentFailure):
-    pass
-
-
-class StudentCodeError(StudentFailure):
-    def __init__(self, error: dict):
-        self.error = error
-        where = error.get("where") or {}
-        loc = ""
-        if where.get("line"):
-            loc = f" (line {where['line']}"
-            loc += f", in {where['function']}" if where.get("function") not in (None, "<module>") else ""
-            loc += f": `{where['code']}`)" if where.get("code") else ")"
-        super().__init__(f"your code raised {error.get('type', 'an error')}: {error.get('message', '')}{loc}".rstrip())
-
-
-class MissingName(StudentCodeError):
-    """A name the stage asks for is not in the learner's file: nothing was raised by their code."""
-
-    def __init__(self, error: dict):
-        super().__init__(error)
-        self.args = (error.get("message") or "a name this stage needs is not defined in your file",)
-
-
-class StudentTimeout(StudentFailure):
-    pass
-
-
-class StudentCrashed(StudentFailure):
-    pass
-
-
-class ProtocolViolation(ValueError):
-    """A reply that the worker's own code cannot have sent (forged, truncated, inconsistent)."""
-
-
-# ───────────────────────────── values sent back by the learner ─────────────────────────────
-
-
-@dataclass
-class Out:
-    """A tensor that came back from learner code: its values (CPU), and where/what it was."""
-
-    t: "object"  # torch.Tensor on CPU, in the dtype the learner returned (float16/bfloat16 restored)
-    dtype: str
-    device: str
-    asked: str | None = None  # the dtype the call asked for (its inputs' or its dtype= argument): the tolerance's
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(self.t.shape)
-
-
-@dataclass
-class Opaque:
-    """Something that is not a tensor, number, string or container (a module, a generator...)."""
-
-    description: str
-
-
-def _decode_reply_value(value, blob: bytes, depth: int = 0):
-    """Records from the child → values. Everything is checked: the child runs untrusted code."""
-    kind = type(value)
-    if (kind is str or kind is int or kind is float or kind is bool or value is None) and depth <= 12:
-        return value  # the common case first (names, shapes, flags in describe() replies)
-    import torch
-
-    if depth > 12:
-        raise ProtocolViolation("reply nested too deeply")
-    if isinstance(value, dict):
-        if "__nd__" in value:
-            array = wire.decode_array(value, blob)
-            t = torch.from_numpy(array.copy())
-            if value["dtype"] in ("bfloat16", "float16"):
-                t = t.to(getattr(torch, value["dtype"]))
-            device = value.get("device", "cpu")
-            return Out(t, value["dtype"], device[:40])
-        if "__tuple__" in value:
-            items = value["__tuple__"]
-            if not isinstance(items, list):
-                raise ProtocolViolation("bad tuple record")
-            return tuple(_decode_reply_value(v, blob, depth + 1) for v in items)
-        if "__repr__" in value:
-            return Opaque(str(value["__repr__"])[:200])
-        if "__dtype__" in value:
-            dtype = getattr(torch, str(value["__dtype__"]), None)
-            if not isinstance(dtype, torch.dtype):
-                raise ProtocolViolation("bad dtype record")
-            return dtype
-        return {str(k): _decode_reply_value(v, blob, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode_reply_value(v, blob, depth + 1) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise ProtocolViolation(f"unexpected value of type {type(value).__name__}")
-
-
-def _check_reply(reply: dict) -> dict:
-    """The shape of a reply, field by field; anything unexpected is a protocol violation."""
-    if not isinstance(reply.get("ok"), bool):
-        raise ProtocolViolation("reply without ok")
-    if not reply["ok"]:
-        err = reply.get("error")
-        if not isinstance(err, dict):
-            raise ProtocolViolation("error reply without error")
-        where = err.get("where")
-        if where is not None and not (isinstance(where, dict) and isinstance(where.get("line"), (int, type(None)))):
-            raise ProtocolViolation("bad error location")
-        reply["error"] = {"type": str(err.get("type", "Error"))[:100], "message": str(err.get("message", ""))[:2000],
-                          "where": None if where is None else {"line": where.get("line"),
-                                                               "function": str(where.get("function", ""))[:100],
-                                                               "code": str(where.get("code", ""))[:200]}}
-        return reply
-    reply.pop("record", None)  # the record is the judge's to make (autograder.evidence), never the child's
-    changed = reply.get("inputs_changed")
-    if changed is not None and not (isinstance(changed, list) and all(isinstance(c, bool) for c in changed)):
-        raise ProtocolViolation("bad inputs_changed")
-    names = reply.get("names")
-    if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-        raise ProtocolViolation("bad names")
-    grads = reply.get("grads")
-    if grads is not None and not isinstance(grads, dict):
-        raise ProtocolViolation("bad grads")
-    return reply
-
-
-def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, requires_grad: bool):
-    """Judge values → records. Float tensors are sent as float32 when that is their target dtype (``dtype``, or
-    their own), else as float64, and cast by the child to the target: rounding float64 to float32 here or
-    there gives the same values, and half the bytes travel."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        # the judge's own tensors are nearly always CPU, contiguous, without grad and of the dtype they travel
-        # as: each conversion below is then skipped, not called to return its input (a few µs per argument)
-        t = value if not value.requires_grad and value.device.type == "cpu" else value.detach().cpu()
-        target = t.dtype
-        if t.is_floating_point():
-            target = dtype or t.dtype
-            wire_dtype = torch.float32 if target == torch.float32 else torch.float64
-            if t.dtype is not wire_dtype:
-                t = t.to(wire_dtype)
-        rec = wire.encode_array((t if t.is_contiguous() else t.contiguous()).numpy(),
-                                str(target).replace("torch.", ""), device, blob)
-        if noncontig:
-            rec["noncontig"] = True
-        if requires_grad and t.is_floating_point():
-            rec["requires_grad"] = True
-        return rec
-    if isinstance(value, ModuleHandle):  # an object the learner's process built earlier (a cache passed to forward)
-        return {"__handle__": value.handle}
-    if isinstance(value, tuple):
-        return {"__tuple__": [encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig,
-                                          requires_grad=requires_grad) for v in value]}
-    if isinstance(value, list):
-        return [encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
-                for v in value]
-    if isinstance(value, dict):
-        return {k: encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
-                for k, v in value.items()}
-    if isinstance(value, torch.dtype):
-        return {"__dtype__": str(value).replace("torch.", "")}
-    return value
 
 
 # ───────────────────────────── the sandbox ─────────────────────────────
@@ -334,7 +160,7 @@ def _nvidia_devices() -> list[str]:
 def _hidden_paths(bound: list[str]) -> list[str]:
     """Directories of the judge's own code (graders, oracles, solutions) that happen to lie inside a bound
     runtime path, e.g. the autograder installed into the venv's site-packages: an empty tmpfs covers them."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     candidates = [package, package.parent / "solutions"]
     hidden = []
     for c in candidates:
@@ -485,6 +311,7 @@ class _Adopted:
 
     def __init__(self, pid: int, stderr):
         self.pid, self.stderr, self.returncode = pid, stderr, None
+        self._fd: int | None
         try:
             self._fd = os.pidfd_open(pid)
         except OSError:  # already gone (and collected)
@@ -493,7 +320,7 @@ class _Adopted:
     def _ended(self, timeout: float | None) -> bool:
         import select
 
-        if self.returncode is None and select.select([self._fd], [], [], timeout)[0]:
+        if self._fd is not None and select.select([self._fd], [], [], timeout)[0]:
             self.returncode = -1
             os.close(self._fd)
             self._fd = None
@@ -505,7 +332,7 @@ class _Adopted:
 
     def wait(self, timeout: float | None = None):
         if not self._ended(timeout):
-            raise subprocess.TimeoutExpired("worker", timeout)
+            raise subprocess.TimeoutExpired("worker", timeout or 0.0)
         return self.returncode
 
 
@@ -519,7 +346,7 @@ class Sandbox:
     def __init__(self, limits: Limits | None = None, slot: int | None = None):
         self.limits = limits or Limits()
         self.slot = slot if slot is not None else _free_slot()
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | _Adopted | None = None
         self.control: socket.socket | None = None
         self.isolation = ""  # what holds, in words (results.json, report.html, feedback)
         self.info: dict = {}  # the same, field by field (see _describe)
@@ -551,7 +378,7 @@ class Sandbox:
             try:
                 self._spawn(kind, uid, bwrap)
                 self._launched = True
-            except (OSError, RuntimeError, ValueError):
+            except (OSError, SandboxError, ValueError):
                 self.close()
             return self
 
@@ -562,7 +389,7 @@ class Sandbox:
                 try:
                     self._await_ready()
                     return self._started([])
-                except (OSError, RuntimeError, EOFError, ValueError):
+                except (OSError, SandboxError, EOFError, ValueError):
                     self.close()
             if self.proc is not None and self.proc.poll() is None:
                 return self
@@ -572,11 +399,11 @@ class Sandbox:
                 try:
                     self._launch(kind, uid, bwrap)
                     break
-                except (OSError, RuntimeError, EOFError, ValueError) as exc:
+                except (OSError, SandboxError, EOFError, ValueError) as exc:
                     errors.append(f"{kind}{'/uid ' + str(uid) if uid else ''}: {exc}")
                     self.close()
             else:
-                raise RuntimeError("could not start the grading worker: " + "; ".join(errors))
+                raise SandboxError("could not start the grading worker: " + "; ".join(errors))
             return self._started(errors)
 
     def _started(self, errors: list[str]) -> "Sandbox":
@@ -624,7 +451,7 @@ class Sandbox:
         worker = os.path.join(self.tmp, "worker.py")
         shutil.copyfile(WORKER_FILE, worker)
         os.chmod(worker, 0o444)
-        if kind == "bwrap":
+        if kind == "bwrap" and bwrap is not None:
             cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker, uid=uid)
         else:
             work = os.path.join(self.tmp, "tmp")
@@ -645,26 +472,28 @@ class Sandbox:
         self.control = parent
 
     def _await_ready(self) -> None:
-        parent = self.control
+        parent, proc = self.control, self.proc
+        if parent is None or proc is None:
+            raise SandboxError("the worker was not started")
         parent.settimeout(120)
         try:
             msg = parent.recv(1 << 16)
         except socket.timeout as exc:
-            raise RuntimeError("the worker did not start within 120 s") from exc
+            raise SandboxError("the worker did not start within 120 s") from exc
         if not msg:
-            err = self.proc.stderr.read().decode(errors="replace")[-800:] if self.proc.stderr else ""
-            self.proc.wait(timeout=5)
-            raise RuntimeError(f"the worker exited at start: {err.strip() or self.proc.returncode}")
+            err = proc.stderr.read().decode(errors="replace")[-800:] if proc.stderr else ""
+            proc.wait(timeout=5)
+            raise SandboxError(f"the worker exited at start: {err.strip() or proc.returncode}")
         ready = wire.loads(msg)
         if ready.get("op") != "ready":
-            raise RuntimeError("the worker did not say it was ready")
+            raise SandboxError("the worker did not say it was ready")
         if self.uid is not None and (ready.get("uid") != self.uid or ready.get("zygote_uid") != 0):
-            raise RuntimeError("the worker would not run learner code under the sandbox's own uid")
+            raise SandboxError("the worker would not run learner code under the sandbox's own uid")
         self.info, self.isolation = _describe(self.kind, self.uid, ready)
         parent.settimeout(None)
         self.active = False
-        if self.proc.stderr is not None:
-            threading.Thread(target=_drain, args=(self.proc.stderr,), daemon=True).start()
+        if proc.stderr is not None:
+            threading.Thread(target=_drain, args=(proc.stderr,), daemon=True).start()
 
     def close(self, patience: float = 2.0) -> None:
         """Stop the worker: asked to quit, killed after ``patience`` seconds (0: at once, for one that was
@@ -709,7 +538,7 @@ class Sandbox:
         """A fresh child process for one stage of one submission; returns the judge's end of its RPC socket."""
         with self._lock:
             if self.active:
-                raise RuntimeError("the sandbox runs one child at a time: close the previous StudentProxy first")
+                raise SandboxError("the sandbox runs one child at a time: close the previous StudentProxy first")
             if self.proc is None or self.proc.poll() is not None:
                 self.close()
                 self.start()
@@ -718,19 +547,20 @@ class Sandbox:
             if self.kind == "plain" and self.uid is None and limits.get("nproc"):
                 # no user namespace and no uid of its own: RLIMIT_NPROC counts all of this user's processes
                 limits["nproc"] = _count_uid_processes(os.getuid()) + limits["nproc"]
-            msg = wire.dumps({"op": "fork", "limits": limits}).encode()
+            order: wire.ForkOrder = {"op": "fork", "limits": limits}
+            msg = wire.dumps(order).encode()
             try:
-                socket.send_fds(self.control, [msg], [theirs.fileno()])
+                socket.send_fds(self._control(), [msg], [theirs.fileno()])
             except OSError:
                 self.close()
                 self.start()
-                socket.send_fds(self.control, [msg], [theirs.fileno()])
+                socket.send_fds(self._control(), [msg], [theirs.fileno()])
             theirs.close()
             self.active = True
             self.forks += 1
             return ours
 
-    def end_child(self, kill: bool, grace: float = 2.0) -> dict:
+    def end_child(self, kill: bool, grace: float = 2.0) -> wire.Exited:
         """Wait for the zygote to report the child's end, killing it first when asked (or when it has not
         ended ``grace`` seconds after a goodbye). A zygote that does not answer is replaced."""
         with self._lock:
@@ -761,14 +591,19 @@ class Sandbox:
             if not isinstance(info, dict):
                 self.close()
                 return {"op": "exited", "lost": True}
-            return info
+            return cast(wire.Exited, info)  # the zygote's own report (learner code cannot signal or write to it)
 
-    def open(self, source: str, filename: str) -> "StudentProxy":
+    def _control(self) -> socket.socket:
+        if self.control is None:
+            raise SandboxError("the worker is not running")
+        return self.control
+
+    def open(self, source: str, filename: str) -> StudentProxy:
         """A proxy for one learner file (one stage of one submission): a fresh child of its own."""
         return StudentProxy(self, source, filename)
 
 
-def _describe(kind: str, uid: int | None, ready: dict) -> tuple[dict, str]:
+def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]:
     """What isolation holds for this sandbox, field by field and in words; ``lost`` lists what is less than the
     full sandbox, each said loudly (a :class:`SandboxWarning`, the notes of results.json)."""
     bubblewrap = kind == "bwrap"
@@ -777,7 +612,7 @@ def _describe(kind: str, uid: int | None, ready: dict) -> tuple[dict, str]:
     namespaces = ["mount", "pid", "network", "ipc", "uts"] if bubblewrap else []
     if bubblewrap and uid is None:
         namespaces.insert(0, "user")
-    info = {"level": "bubblewrap" if bubblewrap else "reduced", "bubblewrap": bubblewrap,
+    info: dict[str, Any] = {"level": "bubblewrap" if bubblewrap else "reduced", "bubblewrap": bubblewrap,
             "learner_uid": child_uid, "own_uid": uid is not None, "judge_is_root": judge_uid == 0,
             "namespaces": namespaces, "ipc_namespace_per_process": bool(ready.get("ipc")),
             "fresh_process_per_stage": True, "lost": []}
@@ -816,388 +651,3 @@ def _drain(stream) -> None:
         stream.close()
     except OSError:
         pass
-
-
-# ───────────────────────────── the proxy graders talk to ─────────────────────────────
-
-
-def call_text(name: str, args, kwargs, *, cast=None, to="cpu", noncontig=False) -> str:
-    """A call as the learner's function received it: ``name(<tensor (2, 5, 3) float32>, dim=0)``."""
-    import torch
-
-    def one(value) -> str:
-        if isinstance(value, torch.Tensor):
-            dtype = cast if cast is not None and value.is_floating_point() else value.dtype
-            where = f" on {to}" if str(to) != "cpu" else ""
-            return (f"<tensor {tuple(value.shape)} {str(dtype).removeprefix('torch.')}{where}"
-                    f"{', non-contiguous' if noncontig and value.dim() > 1 else ''}>")
-        text = repr(value)
-        return text if len(text) <= 40 else f"<{type(value).__name__}>"
-
-    parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
-    return f"{name}({', '.join(parts)})"
-
-
-@dataclass
-class StudentProxy:
-    """Calls into one learner file, in its own child process. Every method returns plain values."""
-
-    sandbox: Sandbox
-    source: str
-    filename: str
-    restarts: int = 0
-    sock: socket.socket | None = None
-    load_error: dict | None = None
-    names: list = field(default_factory=list)
-    failures: list = field(default_factory=list)
-    last_exit: dict | None = None
-    key: bytes | None = None
-    memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
-    timed_out: str | None = None  # the timeout's message, once a call ran out of time: the stage is over
-
-    # -- connection ---------------------------------------------------------------------------------------
-    def _ensure(self) -> None:
-        if self.sock is not None:
-            return
-        if self.timed_out is not None:
-            # a hang costs one timeout per stage: the next check would most likely hang again
-            raise StudentTimeout("skipped: an earlier check of this stage did not finish in time ("
-                                 + self.timed_out + "); the remaining checks were not run")
-        if self.restarts > self.sandbox.limits.max_restarts:
-            raise StudentCrashed("skipped: this stage's code already crashed or hung "
-                                 f"{self.restarts} times; the remaining checks were not run")
-        self.sock = self.sandbox.fork_child()
-        self.key = secrets.token_bytes(32)
-        # the key travels in the load request, read by the worker before the learner's module exists
-        reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename,
-                                    "key": self.key.hex()}, b"")
-        if not reply.get("ok"):
-            self.load_error = reply.get("error")
-        else:
-            self.names = reply.get("names") or []
-
-    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
-        timeout = self.sandbox.limits.call_timeout
-        rid = secrets.randbits(62)
-        req = dict(req, id=rid)
-        started = time.monotonic()
-        try:
-            self.sock.settimeout(timeout)
-            wire.send_frame(self.sock, req, blob)
-            reply, out = wire.recv_frame(self.sock, deadline=started + timeout, json_limit=wire.REPLY_JSON_LIMIT,
-                                         key=self.key, reply=True)
-            if reply.get("id") != rid:
-                raise ProtocolViolation("the reply answers another request")
-            return _check_reply(reply), out
-        except socket.timeout:
-            self._drop(kill=True)
-            self.timed_out = f"{timeout:g} s"
-            raise StudentTimeout(f"your code did not finish within {timeout:g} s (an endless loop, or a "
-                                 "Python loop over a large tensor?)") from None
-        except (ProtocolViolation, wire.ForgedFrame) as exc:
-            self._drop(kill=True)
-            raise StudentCrashed("your code's process sent back something that is not a valid answer "
-                                 f"({exc}): the grading channel is not for your code to write to") from None
-        except (EOFError, OSError, ValueError, RecursionError, UnicodeDecodeError) as exc:
-            info = self._drop(kill=True)
-            raise StudentCrashed(_describe_exit(info, time.monotonic() - started, exc)) from None
-
-    def _drop(self, kill: bool) -> dict:
-        if self.sock is not None:
-            try:
-                self.sock.close()
-            finally:
-                self.sock = None
-        self.restarts += 1
-        info = self.sandbox.end_child(kill=kill)
-        self.last_exit = info
-        return info
-
-    def close(self) -> None:
-        """End this stage's child (a later stage, or submission, gets a fresh one)."""
-        if self.sock is not None:
-            try:
-                self.sock.settimeout(1.0)
-                wire.send_frame(self.sock, {"op": "bye"})
-            except OSError:
-                pass
-            self.sock.close()
-            self.sock = None
-            self.last_exit = self.sandbox.end_child(kill=False)
-
-    # -- requests -----------------------------------------------------------------------------------------
-    def request(self, req: dict, blob: bytes = b""):
-        self._ensure()
-        if self.load_error is not None:
-            raise _load_failure(self.load_error)
-        reply, out = self._roundtrip(req, blob)
-        if not reply.get("ok"):
-            raise learner_error(reply.get("error") or {})
-        try:
-            reply["value"] = _decode_reply_value(reply.get("value"), out)
-            if reply.get("grads"):
-                reply["grads"] = {str(k): _decode_reply_value(v, out) for k, v in reply["grads"].items()}
-            if "graph" in reply:
-                reply["graph_blob"] = out  # the graph's constants (read by autograder.evidence)
-        except (ValueError, TypeError, KeyError, RecursionError) as exc:
-            self._drop(kill=True)
-            raise StudentCrashed("your code's process sent back something that is not a valid answer "
-                                 f"({exc})") from None
-        return reply
-
-    def loaded(self) -> bool:
-        """True when the file imported cleanly (raises nothing: the error is kept in ``load_error``)."""
-        try:
-            self._ensure()
-        except StudentFailure:
-            return False
-        return self.load_error is None
-
-    def _pack(self, op: str, args, kwargs, *, to="cpu", cast=None, noncontig=False, grad_inputs=False,
-              **extra) -> tuple[dict, bytes]:
-        blob = wire.Blob()
-        req = {"op": op,
-               "args": encode_args(list(args), blob, device=to, dtype=cast, noncontig=noncontig,
-                                   requires_grad=grad_inputs),
-               "kwargs": encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False,
-                                     requires_grad=False)}
-        for key, value in extra.items():
-            if key == "upstream" and value is not None:
-                req["grad"] = {"upstream": encode_args(value, blob, device=to, dtype=cast, noncontig=False,
-                                                      requires_grad=False)}
-            elif key == "weights" and value is not None:
-                req["weights"] = encode_args(dict(value), blob, device="cpu", dtype=None, noncontig=False,
-                                             requires_grad=False)
-            elif value is not None:
-                req[key] = value
-        return req, blob.bytes()
-
-    def call(self, name: str, *args, to="cpu", cast=None, noncontig=False, record=False,
-             return_inputs=False, upstream=None, grad_inputs=False, seed=None, full=False, **kwargs):
-        """Call ``name(*args, **kwargs)`` in the learner's file. Float tensors are cast to ``cast`` and put
-        on device ``to`` (non-contiguous views when ``noncontig``); other keyword arguments (``device=``,
-        ``dtype=``, ``dim=``...) go to the learner's function. ``full=True`` returns the whole reply
-        (``value``, ``record``, ``inputs_changed``, ``grads``); otherwise just the value."""
-        req, blob = self._pack("call", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                               grad_inputs=grad_inputs, name=name, record=bool(record) or None,
-                               return_inputs=return_inputs or None, upstream=upstream, seed=seed)
-        try:
-            reply = self.request(req, blob)
-        except StudentCodeError as exc:
-            if not isinstance(exc, MissingName) and not str(exc).startswith("your file could not be imported"):
-                exc.call = call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig)
-                exc.args = (f"{exc.call}: {exc}",)
-            raise
-        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
-        if record:
-            def again(fresh_args, fresh_kwargs):
-                req, blob = self._pack("call", fresh_args, fresh_kwargs, to=to, cast=cast, noncontig=noncontig,
-                                       name=name, seed=seed)
-                return self.request(req, blob)["value"]
-
-            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
-        return reply if full else reply["value"]
-
-    def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
-        """Construct ``cls(*args, **kwargs)`` in the learner's file (after ``torch.manual_seed(seed)``).
-
-        ``module_dtype`` and ``weights`` save the round trips a grader would make next, in one request:
-        ``.to(dtype=module_dtype)`` (its error is raised here, as that call would raise it), then the state
-        read and the weights loaded as :func:`autograder.graders.attention.load_weights` does; that function
-        still checks names and shapes and raises a load error, so verdicts and messages do not change."""
-        extra = {"module_dtype": str(module_dtype).replace("torch.", "") if module_dtype is not None else None}
-        req, blob = self._pack("new", args, kwargs, name=cls, seed=seed, weights=weights, **extra)
-        reply = self.request(req, blob)
-        info = reply["value"]
-        if not isinstance(info, dict) or "handle" not in info:
-            raise StudentCodeError({"type": "TypeError", "message": f"{cls}(...) did not construct an object"})
-        handle = ModuleHandle(self, info["handle"], info)
-        if weights is not None and isinstance(reply.get("prepared"), dict):
-            handle.prepared, handle.prepared_for = reply["prepared"], weights
-        return handle
-
-    def has(self, *names: str) -> dict:
-        return self.request({"op": "has", "names": list(names)})["value"]
-
-
-class LocalStudent(StudentProxy):
-    """In-process learner code (a notebook kernel, where the code already runs): same interface and verdicts,
-    no isolation. Requests still go through the executor's encode/decode path, so values are identical."""
-
-    def __init__(self, namespace: dict, filename: str = "<notebook>"):
-        super().__init__(sandbox=None, source="", filename=filename)
-        self.executor = wire.Executor()
-        self.executor.use_namespace(namespace, filename)
-
-    def _ensure(self) -> None:
-        return None
-
-    def _roundtrip(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
-        return self.executor.handle(req, blob)
-
-    def _drop(self, kill: bool) -> dict:
-        return {}
-
-    def close(self) -> None:
-        return None
-
-
-@dataclass
-class ModuleHandle:
-    proxy: StudentProxy
-    handle: int
-    info: dict
-    prepared: dict | None = None  # what ``new(..., weights=w)`` did with ``w`` (state shapes, load error)
-    prepared_for: dict | None = None  # that ``w``
-
-    def __call__(self, *args, to="cpu", cast=None, noncontig=False, record=False, return_inputs=False,
-                 upstream=None, seed=None, full=False, **kwargs):
-        req, blob = self.proxy._pack("method", args, kwargs, to=to, cast=cast, noncontig=noncontig,
-                                     handle=self.handle, method="__call__", record=bool(record) or None,
-                                     return_inputs=return_inputs or None, upstream=upstream, seed=seed)
-        reply = self.proxy.request(req, blob)
-        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
-        if record:
-            def again(fresh_args, fresh_kwargs):
-                req, blob = self.proxy._pack("method", fresh_args, fresh_kwargs, to=to, cast=cast,
-                                             noncontig=noncontig, handle=self.handle, method="__call__", seed=seed)
-                return self.proxy.request(req, blob)["value"]
-
-            reply["record"] = recorded(reply, args, kwargs, cast, again, record)
-        return reply if full else reply["value"]
-
-    def method(self, name: str, *args, cast=None, full=False, **kwargs):
-        """Call the object's method ``name(*args, **kwargs)`` (``append``, ``reset``, ``__len__`` of an object
-        that is not a module); like ``__call__`` otherwise, without a record."""
-        req, blob = self.proxy._pack("method", args, kwargs, cast=cast, handle=self.handle, method=name)
-        reply = self.proxy.request(req, blob)
-        _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
-        return reply if full else reply["value"]
-
-    def state(self) -> dict:
-        return self.proxy.request({"op": "state", "handle": self.handle})["value"]
-
-    def load_state(self, state: dict) -> None:
-        blob = wire.Blob()
-        enc = {k: encode_args(v, blob, device="cpu", dtype=None, noncontig=False, requires_grad=False)
-               for k, v in state.items()}
-        self.proxy.request({"op": "load_state", "handle": self.handle, "state": enc}, blob.bytes())
-
-    def to(self, device: str | None = None, dtype=None) -> None:
-        self.proxy.request({"op": "to", "handle": self.handle, "device": device,
-                            "dtype": str(dtype).replace("torch.", "") if dtype is not None else None})
-
-    def train(self, mode: bool) -> None:
-        self.proxy.request({"op": "train", "handle": self.handle, "mode": bool(mode)})
-
-    def describe(self) -> dict:
-        return self.proxy.request({"op": "describe", "handle": self.handle})["value"]
-
-
-def asked_dtype(args, kwargs, cast) -> str | None:
-    """The dtype a call asks for: ``cast``, else its ``dtype=`` argument, else its first floating-point tensor's
-    (None when it names none). Values that come back are judged at this dtype's tolerance, whatever dtype they
-    come back in."""
-    import torch
-
-    from .evidence import flatten_tensors
-
-    dtype = cast if cast is not None else kwargs.get("dtype")
-    if not isinstance(dtype, torch.dtype):
-        dtype = next((x.dtype for x in flatten_tensors([list(args), dict(kwargs)]) if x.is_floating_point()), None)
-    return str(dtype).replace("torch.", "") if dtype is not None else None
-
-
-def _mark_asked(value, asked: str | None, depth: int = 0) -> None:
-    if isinstance(value, Out):
-        value.asked = asked
-    elif depth < 12 and isinstance(value, (tuple, list)):
-        for v in value:
-            _mark_asked(v, asked, depth + 1)
-    elif depth < 12 and isinstance(value, dict):
-        for v in value.values():
-            _mark_asked(v, asked, depth + 1)
-
-
-def recorded(reply: dict, args, kwargs, cast, again, record) -> dict:
-    """The record of a call made with ``record=``, decided here from the graph the child traced
-    (:func:`autograder.evidence.verify`): ``{"n_ops": int | None, "forbidden": [...]}``. ``args``/``kwargs``: the
-    judge's own arguments of that call, sent cast to ``cast``; ``record``: True, or the grader's reference
-    function, called with the call's positional arguments (fresh ones, which the child never sees);
-    ``again(fresh_args, fresh_kwargs)``: the same call, untraced, with other tensors of the same shapes, returning
-    its decoded value (used only without a reference)."""
-    import torch
-
-    from . import evidence
-
-    def as_sent(x):
-        x = x.detach().cpu()
-        return x.to(cast) if cast is not None and x.is_floating_point() else x
-
-    inputs = [as_sent(x) for x in evidence.flatten_tensors([list(args), dict(kwargs)])]
-    floats = [x.dtype for x in inputs if x.is_floating_point()]
-    dtype = cast or (floats[0] if floats else torch.float32)
-
-    def fresh_call(fresh):
-        it = iter(fresh)
-        fresh_args, fresh_kwargs = _replace_tensors([list(args), dict(kwargs)], it)
-        return again(fresh_args, fresh_kwargs)
-
-    reference = record if callable(record) else None
-
-    def reference_args(flat):
-        return _replace_tensors([list(args), dict(kwargs)], iter(flat))[0]
-
-    return evidence.verify(reply, reply.pop("graph_blob", b""), inputs, dtype, fresh_call, reference, reference_args)
-
-
-def _replace_tensors(value, it, depth: int = 0):
-    """``value`` with its tensors replaced, in order, by those ``it`` yields (see evidence.flatten_tensors)."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return next(it)
-    if depth < 6 and isinstance(value, (list, tuple)):
-        return type(value)(_replace_tensors(v, it, depth + 1) for v in value)
-    if depth < 6 and isinstance(value, dict):
-        return {k: _replace_tensors(v, it, depth + 1) for k, v in value.items()}
-    return value
-
-
-def learner_error(err: dict) -> StudentFailure:
-    """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
-    reply, as ``new(..., weights=)`` returns a load error)."""
-    if err.get("type") == "NotImplementedError":
-        return NotImplementedYet(err.get("message") or "not implemented yet")
-    if err.get("type") == "MissingName":
-        return MissingName(err)
-    return StudentCodeError(err)
-
-
-def _load_failure(error: dict) -> StudentFailure:
-    if error.get("type") == "NotImplementedError":
-        return learner_error(error)
-    exc = StudentCodeError(error)
-    exc.args = ("your file could not be imported: " + str(exc).removeprefix("your code raised "),)
-    return exc
-
-
-def _describe_exit(info: dict, elapsed: float, exc: BaseException) -> str:
-    import signal as _signal
-
-    if info.get("lost"):
-        return "the grading worker was lost while running your code"
-    if info.get("reason") == "memory":
-        return ("your code's process was killed: together with the processes it started it used more memory "
-                "than allowed")
-    if isinstance(exc, EOFError) and info.get("killed") and info.get("signal") == 9:
-        return "your code's process closed its connection to the grader (and was stopped)"
-    if "signal" in info:
-        sig = info["signal"]
-        name = _signal.Signals(sig).name if sig in _signal.Signals._value2member_map_ else str(sig)
-        why = {"SIGSEGV": "a segmentation fault", "SIGKILL": "it was killed (memory or time limit?)",
-               "SIGXCPU": "it used up its CPU time", "SIGABRT": "it aborted"}.get(name, name)
-        return f"your code's process died: {why}"
-    if "code" in info:
-        return f"your code ended its process (exit code {info['code']}): don't call sys.exit/os._exit in a stage"
-    return f"your code's process stopped answering ({exc})"

@@ -1,7 +1,7 @@
 """The judge's side of the "written by hand" and "vectorised" verdicts: a recorded call's graph, checked and replayed.
 
 A call made with ``record=True`` comes back with the graph of the learner's call as the child traced it
-(:func:`autograder.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
+(:func:`autograder.runtime.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
 constants. Nothing the child says is believed as such: the learner's code ran in that process and may have
 written the graph itself. The judge
 
@@ -14,7 +14,7 @@ written the graph itself. The judge
    of more than :data:`ELEMENT_LIMIT` elements is refused;
 4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
    of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
-   (:func:`verify`, called by :class:`autograder.sandbox.StudentProxy`).
+   (:func:`verify`, called by :class:`autograder.sandbox.proxy.StudentProxy`).
 
 A graph that passes is a program made only of allowed ops, without any forbidden one, that computes the learner's
 answers, on an input the child had not seen when it sent the graph. Work done outside the trace (numpy, a lazy
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, Mapping
 
 import torch
 
@@ -88,7 +89,7 @@ class Graph:
 
 def parse(data, blob: bytes) -> Graph:
     """Check the graph's shape, value by value; anything unexpected raises :class:`Unverifiable`."""
-    from . import worker as wire
+    from ..runtime import worker as wire
 
     if not isinstance(data, dict):
         raise Unverifiable("no graph came back")
@@ -337,8 +338,8 @@ def same_answer(replayed, answer, dtype: torch.dtype, strict: bool = True) -> st
     within the tolerance of ``dtype``, the dtype of the call's inputs; else what differs. ``strict``: the two
     come from the same operations (the replay tolerance); otherwise one of them is the grader's reference (the
     value checks' tolerance, so that an answer the value checks accept is not called unverifiable)."""
-    from .checking import REPLAY_TOLERANCES, TOLERANCES, compare, tolerance
-    from .sandbox import Out
+    from ..checks import REPLAY_TOLERANCES, TOLERANCES, compare, tolerance
+    from .values import Out
 
     if isinstance(answer, Out) and isinstance(answer.t, torch.Tensor):
         if not isinstance(replayed, torch.Tensor):
@@ -358,7 +359,7 @@ def same_answer(replayed, answer, dtype: torch.dtype, strict: bool = True) -> st
     return "the graph's result is not your code's result"
 
 
-def verify(reply: dict, blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
+def verify(reply: Mapping[str, Any], blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
            reference_args=None) -> dict:
     """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
@@ -421,7 +422,7 @@ def _reference(reference, args):
 
 
 def _as_answer(value):
-    from .sandbox import Out
+    from .values import Out
 
     if isinstance(value, torch.Tensor):
         return Out(t=value, dtype=str(value.dtype).replace("torch.", ""), device="cpu")

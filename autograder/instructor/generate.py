@@ -25,8 +25,8 @@ markers are whole-line comments; they do not nest; every BEGIN has an END at
 the same indentation; at most one region per function; a region outside any
 function needs a ``# stub:`` message; and the generated stub must parse.
 
-Run ``python -m autograder.generate`` to (re)write ``exercises/``, or
-``python -m autograder.generate --check`` to only report stale files (exit 1).
+Run ``python -m autograder.instructor.generate`` to (re)write ``exercises/``, or
+``python -m autograder.instructor.generate --check`` to only report stale files (exit 1).
 Only the stages course.yml selects are rendered (a generated stub of another stage is removed). This module
 uses the standard library and course.yml's loader (PyYAML): it never imports torch.
 """
@@ -65,7 +65,7 @@ class Region(NamedTuple):
 
 
 def _default_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def _comment_lines(source: str, filename: str) -> list[tuple[int, str, str]]:
@@ -368,7 +368,7 @@ def sync_generated(folder: Path, rendered: dict[str, str], orphans: list[Path]) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.generate",
+        prog="python -m autograder.instructor.generate",
         description="Generate exercises/ (learner stubs) from solutions/.",
     )
     parser.add_argument("--root", type=Path, default=_default_root(), help="course root")
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in stale:
                 print(f"stale: {path}")
             if stale:
-                print("run `python -m autograder.generate` to regenerate", file=sys.stderr)
+                print("run `python -m autograder.instructor.generate` to regenerate", file=sys.stderr)
             return 1 if stale else 0
         changed = write_exercises(args.root)
     except ValueError as exc:

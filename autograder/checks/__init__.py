@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 import torch
 
-from .sandbox import Opaque, Out
+from ..sandbox.values import Opaque, Out
 
 # One table of tolerances per dtype, chosen from the dtype the check asked for (never the one returned):
 # (rtol, atol), where atol is relative to the largest magnitude of the expected value (at least 1), so that a
@@ -92,7 +93,7 @@ class CheckFailed(AssertionError):
         self.forfeit = forfeit
 
 
-def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False):
+def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False) -> NoReturn:
     raise CheckFailed(message, mistake, figures, forfeit)
 
 

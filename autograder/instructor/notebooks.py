@@ -3,14 +3,14 @@
 Everything comes from the one source, ``solutions/`` and ``course.yml``:
 
 * the teaching text is the stage's ``summary`` from course.yml and the solution module's docstring, as markdown;
-* the code cell is the stub (``autograder.generate.strip_solution``: the same TODOs as ``exercises/``);
+* the code cell is the stub (``autograder.instructor.generate.strip_solution``: the same TODOs as ``exercises/``);
 * the hints from course.yml sit in collapsed ``<details>`` blocks, to open one at a time;
 * the last cell checks the stage in place (:func:`autograder.inprocess.check_stage`: the same graders as
   ``python -m autograder check``, run on the kernel's devices) and shows the progress table.
 
 The helpers that cut a solution module into teaching text and code are shared with the nbgrader build
-(:mod:`autograder.nbgrader_build`). Output is deterministic (fixed cell ids, sorted keys), so a test can tell when
-the committed notebooks are stale: ``python -m autograder.notebooks --check``.
+(:mod:`autograder.instructor.nbgrader_build`). Output is deterministic (fixed cell ids, sorted keys), so a test can tell when
+the committed notebooks are stale: ``python -m autograder.instructor.notebooks --check``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from .course import Course, Stage, load_course
+from ..course import Course, Stage, load_course
 from .generate import SOLUTIONS_DIR, TODO_WIDTH, _analyse, strip_solution, sync_generated
 
 NOTEBOOKS_DIR = "notebooks"
@@ -225,7 +225,7 @@ def write_notebooks(root: Path | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.notebooks",
+    parser = argparse.ArgumentParser(prog="python -m autograder.instructor.notebooks",
                                      description="Generate notebooks/ (one notebook per stage) from solutions/ "
                                                  "and course.yml.")
     parser.add_argument("--root", type=Path, default=None, help="course root (default: this repository)")

@@ -38,7 +38,7 @@ import symtable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course, Stage
+from ..course import Course, Stage
 
 MAX_SOURCE_BYTES = 1_000_000  # one stage file
 MAX_NOTEBOOK_BYTES = 20_000_000  # a notebook, outputs (images) included
@@ -63,7 +63,7 @@ class Collected:
     layout: str = "files"  # files | notebook | stage notebooks | nbgrader | empty
 
     def submission(self):
-        from .runner import Submission
+        from ..runner import Submission
 
         return Submission(student=self.student, sources=dict(self.sources), problems=dict(self.problems))
 

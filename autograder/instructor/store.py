@@ -30,18 +30,19 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from .results import SubmissionResult
+from ..results import SubmissionResult
 
 FORMAT = 1
 RUN_FILE = "run.json"
 RESULT_FILE = "result.json"
 GRADESCOPE_FILE = "results.json"
 FEEDBACK_FILE = "feedback.html"
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 # the code a verdict depends on (reports and collection are not: collection's output is hashed per student)
-ENGINE_FILES = ("checking.py", "oracle.py", "runner.py", "fixtures.py", "sandbox.py", "worker.py", "results.py",
+ENGINE_FILES = ("checks/__init__.py", "oracle.py", "runner.py", "fixtures.py", "sandbox/host.py", "sandbox/proxy.py",
+                "sandbox/values.py", "sandbox/errors.py", "sandbox/evidence.py", "runtime/worker.py", "results.py",
                 "course.py")
 
 

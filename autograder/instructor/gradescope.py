@@ -13,7 +13,7 @@ Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` once (
 
 ``gradescope run`` grades the submission exactly as ``python -m autograder grade`` grades one student: the
 stage files (or one notebook, or per-stage notebooks; a single sub-folder is looked into), read by
-:mod:`autograder.collect`, each stage in a fresh sandboxed child (bubblewrap when the image allows it; otherwise
+:mod:`autograder.instructor.collect`, each stage in a fresh sandboxed child (bubblewrap when the image allows it; otherwise
 the reduced fallback, which still grades: learner code runs under a uid of its own, never root, and the
 autograder's own source, submission and results folders are closed to that uid before any learner code runs).
 ``results.json`` follows Gradescope's documented format: ``score``, ``output``, ``tests[]`` (``name``,
@@ -38,7 +38,7 @@ import time
 import zipfile
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 REPO = PACKAGE.parent
 DEFAULT_ROOT = "/autograder"
 TORCH_PIN = "torch==2.13.0"  # kept equal to the Makefile's TORCH_PIN (read from it when building)
@@ -187,8 +187,8 @@ def gradescope_results(result, notes: list[str] | None = None) -> dict:
     try:
         from .report import gradescope_json
     except ImportError:  # the class grader's report module is absent: the same fields, written here
-        gradescope_json = None
-    if gradescope_json is not None:
+        pass
+    else:
         return gradescope_json(result, notes=notes)
     tests = []
     for stage in result.stages:
@@ -255,9 +255,10 @@ def run(root: Path, *, timeout: float | None = None) -> dict:
     """Grade ``root/submission``; write and return ``root/results/results.json``."""
     import warnings
 
-    from .course import load_course
-    from .runner import grade
-    from .sandbox import Limits, Sandbox, SandboxWarning
+    from ..course import load_course
+    from ..runner import grade
+    from ..sandbox.errors import SandboxWarning
+    from ..sandbox.host import Limits, Sandbox
 
     started = time.monotonic()
     root = Path(root)
@@ -269,7 +270,7 @@ def run(root: Path, *, timeout: float | None = None) -> dict:
     try:
         from .collect import collect_student
     except ImportError:  # without the class grader's collector: stage files only
-        from .runner import submission_from_folder
+        from ..runner import submission_from_folder
 
         sub, notes = submission_from_folder(course, folder, student), []
     else:

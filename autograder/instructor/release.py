@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 ROOT = PACKAGE.parent
 TEMPLATES = PACKAGE / "templates" / "release"
 SNAPSHOT_DIR = Path("autograder") / "data" / "snapshot"
@@ -55,21 +55,23 @@ SHIPPED = (
     "results.py",
     "runner.py",
     "fixtures.py",
-    "checking.py",
+    "checks/__init__.py",
     "oracle.py",
-    "sandbox.py",
-    "evidence.py",
-    "worker.py",
+    "sandbox/__init__.py",
+    "sandbox/host.py",
+    "sandbox/proxy.py",
+    "sandbox/values.py",
+    "sandbox/errors.py",
+    "sandbox/evidence.py",
+    "runtime/__init__.py",
+    "runtime/worker.py",
     "graders/__init__.py",
     "graders/inputs.py",
 )
 # Modules (dotted, under autograder.) a student never gets: reference code, hidden checks, instructor tools, the
 # notebook generator. A shipped module may mention them (cli.py names the instructor commands, oracle.py imports
 # oracles when it exists): they are optional there and nowhere else.
-NOT_SHIPPED = (
-    "oracles", "graders.hidden", "generate", "release", "grade", "gradescope", "nbgrader_build", "collect", "store",
-    "report", "reports", "notebooks", "catalogue",
-)
+NOT_SHIPPED = ("oracles", "graders.hidden", "instructor", "reports")
 
 
 class ReleaseError(RuntimeError):
@@ -162,7 +164,7 @@ def select_modules(package: Path = PACKAGE, stages: set[str] | None = None) -> l
         rel = queue.pop()
         for name in sorted(_referenced_modules(rel, (package / rel).read_text(encoding="utf-8"))):
             target = _module_file(name, package)
-            if target is None:  # a name imported from a module (`from .sandbox import Out`), or nothing
+            if target is None:  # a name imported from a module (`from .sandbox.values import Out`), or nothing
                 continue
             if target in chosen:
                 continue
@@ -187,7 +189,7 @@ def select_modules(package: Path = PACKAGE, stages: set[str] | None = None) -> l
 def _catalogue(course, root: Path, paths: list[Path] | None) -> list:
     """The mistake catalogue (or ``paths`` from it) as one-stage submissions (file ``<stage key>__<what>.py``)."""
     from .catalogue import mistake_files, mistake_source
-    from .runner import Submission
+    from ..runner import Submission
 
     subs = []
     for path in mistake_files(root) if paths is None else paths:
@@ -205,8 +207,8 @@ def record_snapshot(course, root: Path, stages: list[str], stubs: dict[str, str]
 
     Returns (snapshot, {submission name: result}); the names are "solutions", "stubs" and "mistake-<file stem>".
     These are the instructor's verdicts a release must reproduce. The solutions must get full marks."""
-    from . import oracle
-    from .runner import Submission, grade
+    from .. import oracle
+    from ..runner import Submission, grade
 
     if oracle._SNAPSHOT is not None:
         raise ReleaseError("this autograder answers from a snapshot (it is a release itself): build releases from "
@@ -321,7 +323,7 @@ def _write(out: Path, rel: str | Path, text: str | bytes) -> None:
 
 def _write_release(out: Path, course, root: Path, modules: list[str], sources: dict[str, bytes],
                    stubs: dict[str, str], stages: list[str], snapshot, reference) -> None:
-    from . import __version__
+    from .. import __version__
 
     for rel in modules:
         _write(out, Path("autograder") / rel, sources[rel])
@@ -356,9 +358,9 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
     ``catalogue``: the wrong files whose public-check runs are recorded besides the solutions' (default: all of
     ``tests/mistakes/``; ``[]`` for none). Their failure paths may ask the oracle for values the solutions never
     need, e.g. a known mistake's output on the notebooks' table."""
-    from .course import load_course
+    from ..course import load_course
     from .generate import render_exercises
-    from .results import check_json
+    from ..results import check_json
 
     out = Path(out).resolve()
     root = Path(root).resolve()
@@ -534,7 +536,7 @@ def release_python_env(out: Path) -> dict[str, str]:
 def verify_release(out: Path, root: Path, course, reference) -> None:
     """The release's own check, on a copy of the solutions outside it, must give every public check full marks
     and the same verdicts and messages as this repository's grading."""
-    from .results import check_json
+    from ..results import check_json
 
     with tempfile.TemporaryDirectory(prefix="release-verify-") as tmp:
         folder = Path(tmp) / "solutions"

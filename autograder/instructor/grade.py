@@ -2,9 +2,9 @@
 
 How a run goes:
 
-1. The main process (which never imports torch) reads the class with :mod:`autograder.collect` (only the
+1. The main process (which never imports torch) reads the class with :mod:`autograder.instructor.collect` (only the
    expected files), loads or creates ``OUT_DIR/run.json`` (the base seed), and skips every student whose
-   stored result has the same run fingerprint (see :mod:`autograder.store`).
+   stored result has the same run fingerprint (see :mod:`autograder.instructor.store`).
 2. The others are graded by ``--jobs`` judge processes (default: one per core). On Linux one launcher, forked
    from the main process before step 1 so that it overlaps the reading of the class, starts every judge's
    sandbox (its own slot, hence its own uid for learner code when the judge is root: a warm zygote that forks a
@@ -30,11 +30,13 @@ import re
 import sys
 import time
 import traceback
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 from . import store
 from .collect import Collected, collect_class
-from .course import Course, load_course
+from ..course import Course, load_course
 from .report import (Graded, failure_summary, gradescope_json, grades_csv, plural, render_feedback, render_report,
                      summary_table)
 
@@ -193,6 +195,7 @@ class GradeRun:
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
                   "stages": self.stages}
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
+        procs: list[BaseProcess]  # the judges' processes (one launcher for all of them, or one each)
         if early is not None:
             early.hand(specs)
             procs = [early.proc] * len(specs)
@@ -205,15 +208,15 @@ class GradeRun:
         else:
             procs = []
             for spec in specs:
-                proc = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
-                                   name=f"autograder-judge-{spec['job']}", daemon=True)
-                proc.start()
-                procs.append(proc)
+                judge = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
+                                    name=f"autograder-judge-{spec['job']}", daemon=True)
+                judge.start()
+                procs.append(judge)
         pending = {s.student for s in todo}
         finished: set[int] = set()
         stopped: list[str] = []  # why judges ended early
         patience = 5.0
-        from .sandbox import Limits
+        from ..sandbox.host import Limits
 
         self.eta = Eta(len(todo), n_jobs, self.timeout or Limits().call_timeout)
         try:
@@ -468,7 +471,7 @@ def _can_share_start() -> bool:
 
 
 def _limits(spec: dict):
-    from .sandbox import Limits
+    from ..sandbox.host import Limits
 
     return Limits(call_timeout=spec["timeout"]) if spec.get("timeout") else Limits()
 
@@ -525,7 +528,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
     worker imports torch again: the judges' imports and the workers' would follow one another. Here the
     workers start first and import torch while this process does, and the judges inherit this process's
-    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.Sandbox.hand_over`); this process
+    imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.host.Sandbox.hand_over`); this process
     waits for the judges, reports any that ended without finishing, and collects the workers at the end.
 
     With ``incoming`` (an :class:`EarlyLauncher`), ``specs`` gives only each sandbox's slot and time limit; the
@@ -536,7 +539,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     import signal
     from multiprocessing.connection import wait as wait_any
 
-    from .sandbox import Sandbox
+    from ..sandbox.host import Sandbox
 
     # Ctrl-C reaches the whole process group: the main process alone answers it, by sending SIGTERM here,
     # which is passed on to the judges (each closes its sandbox, removing its temporary folder, and ends)
@@ -571,7 +574,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
         import torch
 
         torch.set_num_threads(1)
-        from . import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+        from .. import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
     finally:
@@ -601,8 +604,8 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
         sandbox.hand_over(keep=False)
     running = dict(zip((proc.sentinel for proc in judges), zip(specs, judges, folders)))
     while running:
-        for sentinel in wait_any(list(running)):
-            spec, proc, folder = running.pop(sentinel)
+        for sentinel in wait_any(list(running)):  # the sentinels passed in (ints)
+            spec, proc, folder = running.pop(cast(int, sentinel))
             proc.join()
             if proc.exitcode != 0:  # reported at once: the student it was grading is graded again by the retry round
                 q.put(("error", spec["job"], None, f"the judge process stopped (exit code {proc.exitcode})"))
@@ -617,7 +620,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
 
 def _reap_children(patience: float = 5.0) -> None:
     """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
-    from .worker import _reap
+    from ..runtime.worker import _reap
 
     deadline = time.monotonic() + patience
     while not _reap() and time.monotonic() < deadline:
@@ -673,8 +676,8 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         import torch
 
         torch.set_num_threads(1)  # the judge's work is tiny tensors: a thread pool only fights the sandbox for cores
-        from .runner import grade
-        from .sandbox import Sandbox
+        from ..runner import grade
+        from ..sandbox.host import Sandbox
 
         course = load_course(spec["course"])
         out_dir = Path(spec["out"])

@@ -14,6 +14,8 @@ Shape of a grading session::
     StudentProxy.call("fn", x) ◀──rpc socket──▶               serve requests, reply arrays
 
 Every message is a frame: ``>II`` (json length, blob length), a JSON header, then a blob of raw array bytes.
+Each message's fields are listed once, in the types of the section "the messages" below (:data:`Request`,
+:class:`Reply`, and the zygote's :class:`ForkOrder`, :class:`Ready`, :class:`Exited`).
 Arrays travel as ``{"__nd__": [offset, size], "np", "dtype", "shape", "device"}`` records pointing into the
 blob. Nothing is pickled, in either direction, so a hostile child can send back only numbers, strings and
 arrays: the judge compares them with values it computed itself. Each request carries a random ``id`` that the
@@ -37,9 +39,8 @@ from __future__ import annotations
 from builtins import (  # noqa: A004 - shadowing on purpose
     AttributeError, BaseException, ChildProcessError, EOFError, Exception, IndexError, KeyboardInterrupt,
     OSError, PermissionError, RecursionError, RuntimeError, StopIteration, SyntaxError, TypeError, ValueError,
-    all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, hasattr, id, int,
-    isinstance, len, list, max, memoryview, min, object, open, range, set, sorted, str, tuple, type,
-    vars, zip,
+    all, any, bool, bytearray, bytes, compile, dict, enumerate, exec, float, frozenset, getattr, int, isinstance,
+    len, list, max, memoryview, min, open, range, set, sorted, str, tuple, type, zip,
 )
 
 import _hashlib
@@ -53,6 +54,7 @@ import socket
 import struct
 import sys
 import time
+from typing import Any, Callable, Literal, Mapping, TypedDict, Union, cast
 
 MAGIC_LIMIT = 64 * 1024 * 1024  # largest frame either side accepts (bytes of JSON or of arrays)
 REPLY_JSON_LIMIT = 4 * 1024 * 1024  # largest JSON header the judge accepts from a child
@@ -79,6 +81,181 @@ GRAPH_CONSTANT_LIMIT = 64  # tensors the traced code held (module parameters, bu
 GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 
 
+# ───────────────────────────── the messages ─────────────────────────────
+#
+# Every message of the protocol, field by field: requests from the judge to a child and the child's replies
+# (frames on the child's RPC socket), and the judge's orders to the zygote and its answers (packets on the
+# control socket). On the wire each is a plain JSON object; these types only name the fields. Nothing a child
+# sends is believed: the judge checks a reply's shape (``autograder.sandbox.proxy._check_reply``) before using it.
+#
+# A value (an argument, a reply's value) is JSON, with records for what JSON lacks: an array
+# (:class:`ArrayRecord`, its bytes in the frame's blob), ``{"__tuple__": [...]}``, ``{"__dtype__": "float32"}``
+# and, in replies only, ``{"__repr__": "<generator>"}`` for anything that is not data.
+
+
+class ArrayRecord(TypedDict, total=False):
+    __nd__: list[int]  # [offset, size] of the array's bytes in the frame's blob
+    np: str  # numpy dtype string (one of ARRAY_DTYPES)
+    dtype: str  # the torch dtype it stands for (float16 and bfloat16 travel as float32)
+    shape: list[int]
+    device: str
+    noncontig: bool  # requests: make it a non-contiguous view
+    requires_grad: bool  # requests: a leaf that requires grad
+
+
+class _Framed(TypedDict, total=False):
+    id: int | None  # set by the judge's proxy on each request; the reply echoes it
+
+
+class LoadRequest(_Framed):
+    op: Literal["load"]
+    source: str  # the learner's file, run as a module
+    filename: str
+    key: str  # hex: the key of the HMAC that signs every reply (received before any learner code runs)
+
+
+class _CallFields(_Framed, total=False):
+    args: list
+    kwargs: dict
+    seed: int  # torch.manual_seed before the call
+    record: bool  # also send the call's traced graph (:func:`capture_graph`)
+    return_inputs: bool  # also say which tensor arguments the call changed in place
+    grad: dict  # {"upstream": value}: also send d(sum(out * upstream)) for parameters and grad inputs
+
+
+class CallRequest(_CallFields):
+    op: Literal["call"]
+    name: str  # a function of the learner's file
+
+
+class _NewFields(_CallFields, total=False):
+    module_dtype: str  # then .to(dtype=...)
+    weights: dict  # then read its state and load these (see Executor._prepare)
+
+
+class NewRequest(_NewFields):
+    op: Literal["new"]
+    name: str  # a class of the learner's file
+
+
+class MethodRequest(_CallFields):
+    op: Literal["method"]
+    handle: int  # a module made by "new"
+    method: str
+
+
+class HasRequest(_Framed):
+    op: Literal["has"]
+    names: list[str]
+
+
+class HandleRequest(_Framed):
+    op: Literal["state", "describe"]
+    handle: int
+
+
+class LoadStateRequest(_Framed):
+    op: Literal["load_state"]
+    handle: int
+    state: dict  # name -> value
+
+
+class ToRequest(_Framed):
+    op: Literal["to"]
+    handle: int
+    device: str | None
+    dtype: str | None
+
+
+class TrainRequest(_Framed):
+    op: Literal["train"]
+    handle: int
+    mode: bool
+
+
+class ByeRequest(_Framed):
+    op: Literal["bye"]  # the stage is over: the child ends
+
+
+Request = Union[LoadRequest, CallRequest, NewRequest, MethodRequest, HasRequest, HandleRequest, LoadStateRequest,
+                ToRequest, TrainRequest, ByeRequest]
+
+
+class Where(TypedDict):
+    line: int | None  # in the learner's file
+    function: str
+    code: str  # the line's text
+
+
+class ErrorInfo(TypedDict, total=False):
+    type: str  # the exception's class name (or MissingName, OutputTooLarge, ProtocolError)
+    message: str
+    where: Where | None
+
+
+class Prepared(TypedDict, total=False):
+    """What a "new" request with ``weights`` did with them."""
+
+    state: dict[str, list[int] | None]  # the state's shapes, when the module has buffers
+    loaded: bool  # the weights fit and were loaded
+    state_error: ErrorInfo  # reading the state failed
+    load_error: ErrorInfo  # loading failed
+
+
+class _ReplyFields(_Framed, total=False):
+    error: ErrorInfo
+    value: Any  # the call's value ("new": the module's description and its ``handle``)
+    names: list[str]  # "load": the module's public names
+    graph: dict  # "record": the traced graph (see capture_graph), or {"error": why}
+    inputs_changed: list[bool]  # "return_inputs": per positional argument
+    grads: dict | None  # "grad": name ("arg0", parameter names) -> value; None when the output has no grad
+    prepared: Prepared  # "new" with weights
+
+
+class Reply(_ReplyFields):
+    ok: bool  # False: ``error`` says why, and nothing else is sent
+
+
+class ChildLimits(TypedDict, total=False):
+    memory_mb: int
+    cpu_s: int
+    file_mb: int
+    nproc: int
+    files: int
+    cuda: bool  # limit the data segment instead of the address space (CUDA reserves huge ranges)
+
+
+class ForkOrder(TypedDict):
+    op: Literal["fork"]  # with the child's RPC socket as an SCM_RIGHTS descriptor
+    limits: ChildLimits
+
+
+class Order(TypedDict):
+    op: Literal["kill", "quit"]  # kill: end the running child now; quit: end the zygote
+
+
+class Ready(TypedDict):
+    op: Literal["ready"]  # the zygote's first packet, once torch is imported and warm
+    pid: int
+    ipc: bool  # a child can have a SysV IPC namespace of its own
+    uid: int | None  # the uid every child becomes
+    zygote_uid: int
+    pid_namespace: bool
+
+
+class _ExitFields(TypedDict, total=False):
+    killed: bool
+    output_tail: str  # the end of what it printed (read_tail)
+    reason: str  # "memory": killed for the sandbox's memory budget
+    signal: int  # the signal that ended it, or
+    code: int  # its exit code
+    lost: bool  # set by the judge: the zygote did not answer
+
+
+class Exited(_ExitFields):
+    op: Literal["exited"]  # after each child, once it and everything it started are gone
+
+
 # ───────────────────────────── JSON without the json module's Python layer ─────────────────────────────
 
 
@@ -88,7 +265,8 @@ def _not_json(value):
 
 _make_encoder = _json.make_encoder
 _encode_str = _json.encode_basestring_ascii
-_scanner = _json.make_scanner(json.JSONDecoder())  # C scanner; hooks (float, int, constants) bound now
+# the C scanner; hooks (float, int, constants) bound now (it takes the decoder as its context: typeshed says not)
+_scanner = _json.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _join = "".join
 
 
@@ -155,7 +333,7 @@ def _recv_exact_into(sock: socket.socket, n: int, deadline: float | None, head: 
     return buf
 
 
-def send_frame(sock: socket.socket, header: dict, blob: bytes = b"", key: bytes | None = None) -> None:
+def send_frame(sock: socket.socket, header: Mapping[str, Any], blob: bytes = b"", key: bytes | None = None) -> None:
     data = dumps(header).encode()
     frame = _pack_header(len(data), len(blob)) + data + blob
     if key:
@@ -282,7 +460,36 @@ def decode_array(rec: dict, blob: bytes, strict: bool = True):
 
 
 class _Refs:
-    """torch functions the worker uses after learner code has run, captured before it ran."""
+    """torch functions the worker uses after learner code has run, captured before it ran (by
+    :func:`capture_torch`, which sets each of these)."""
+
+    torch: Any
+    Tensor: Any
+    TensorBase: Any
+    Module: Any
+    dtype: Any
+    detach: Any
+    cpu: Any
+    numpy: Any
+    contiguous: Any
+    to: Any
+    clone: Any
+    as_subclass: Any
+    requires_grad_: Any
+    is_floating_point: Any
+    is_complex: Any
+    equal: Any
+    from_numpy: Any
+    zeros: Any
+    mul: Any
+    sum: Any
+    backward: Any
+    manual_seed: Any
+    no_subclass: Any
+    enable_grad: Any
+    no_grad: Any
+    numpy_ok: tuple  # the dtypes numpy holds as they are
+    halves: tuple  # float16, bfloat16: travel as float32
 
 
 _T: _Refs | None = None
@@ -351,7 +558,7 @@ class StudentError(Exception):
 class Executor:
     """Runs requests against one learner module. Trusted code on the outside sends only plain data, and
     believes nothing this class answers that it cannot check (values are compared with its own references,
-    traced graphs are replayed by :mod:`autograder.evidence`)."""
+    traced graphs are replayed by :mod:`autograder.sandbox.evidence`)."""
 
     def __init__(self) -> None:
         self.t = capture_torch()
@@ -359,11 +566,11 @@ class Executor:
         self.namespace: dict | None = None
         self.filename = "<student>"
         self.lines: list[str] = []
-        self.handles: dict[int, object] = {}
-        self.load_error: dict | None = None
+        self.handles: dict[int, Any] = {}  # modules made by "new" requests
+        self.load_error: ErrorInfo | None = None
 
     # -- loading ------------------------------------------------------------------------------------------
-    def load_source(self, source: str, filename: str) -> dict:
+    def load_source(self, source: str, filename: str) -> Reply:
         import types
 
         self.filename = filename
@@ -389,13 +596,13 @@ class Executor:
         self.namespace = namespace
         self.filename = filename
 
-    def _error(self, exc: BaseException) -> dict:
+    def _error(self, exc: BaseException) -> ErrorInfo:
         """Type, message and the line of the learner's own file where it happened (no autograder frames)."""
         try:
             message = str(exc)[:2000]
         except BaseException:  # noqa: BLE001 - a learner's exception class may fail in __str__
             message = "<the error message could not be shown>"
-        where = None
+        where: Where | None = None
         tb = exc.__traceback__
         depth = 0
         while tb is not None and depth < 200:
@@ -493,40 +700,21 @@ class Executor:
         return {"__repr__": f"<{type(value).__name__[:100]}>"}
 
     # -- requests -----------------------------------------------------------------------------------------
-    def handle(self, req: dict, blob: bytes) -> tuple[dict, bytes]:
+    def handle(self, req: Request, blob: bytes) -> tuple[Reply, bytes]:
+        """One request, answered: its reply and the reply's blob. Whatever the learner's code raises becomes an
+        error reply."""
         out = Blob()
         try:
             op = req.get("op")
             if op == "load":
-                return self.load_source(req["source"], req["filename"]), b""
-            if op == "ping":
-                return {"ok": True}, b""
+                load = cast(LoadRequest, req)
+                return self.load_source(load["source"], load["filename"]), b""
             if self.namespace is None:
                 return {"ok": False, "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"}}, b""
-            if op == "has":
-                return {"ok": True, "value": {str(n): n in self.namespace for n in req["names"]}}, b""
-            if op in ("call", "new", "method"):
-                return self._call(op, req, blob, out), out.bytes()
-            if op == "state":
-                module = self.handles[req["handle"]]
-                state = {str(k): self.encode(v, out) for k, v in module.state_dict().items()}
-                return {"ok": True, "value": state}, out.bytes()
-            if op == "load_state":
-                module = self.handles[req["handle"]]
-                state = {k: self.decode(v, blob) for k, v in req["state"].items()}
-                with self.t.no_grad():
-                    module.load_state_dict(state, strict=True)
-                return {"ok": True}, b""
-            if op == "describe":
-                return {"ok": True, "value": self._describe(self.handles[req["handle"]])}, b""
-            if op == "to":
-                module = self.handles[req["handle"]]
-                module.to(device=req.get("device"), dtype=self._dtype(req.get("dtype")))
-                return {"ok": True}, b""
-            if op == "train":
-                self.handles[req["handle"]].train(bool(req["mode"]))
-                return {"ok": True}, b""
-            return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+            serve_op = self.OPS.get(op)
+            if serve_op is None:
+                return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+            return serve_op(self, req, blob, out), out.bytes()
         except StudentError as exc:
             return {"ok": False, "error": exc.args[0]}, b""
         except BaseException as exc:  # noqa: BLE001
@@ -534,23 +722,57 @@ class Executor:
                 raise
             return {"ok": False, "error": self._error(exc)}, b""
 
-    def _lookup(self, name: str):
-        if name not in self.namespace:
-            raise StudentError({"type": "MissingName", "message": f"{name} is not defined in your file", "where": None})
-        return self.namespace[name]
+    def _has(self, req: HasRequest, blob: bytes, out: Blob) -> Reply:
+        namespace = self._namespace()
+        return {"ok": True, "value": {str(n): n in namespace for n in req["names"]}}
 
-    def _call(self, op: str, req: dict, blob: bytes, out: Blob) -> dict:
+    def _state(self, req: HandleRequest, blob: bytes, out: Blob) -> Reply:
+        module = self.handles[req["handle"]]
+        return {"ok": True, "value": {str(k): self.encode(v, out) for k, v in module.state_dict().items()}}
+
+    def _load_state(self, req: LoadStateRequest, blob: bytes, out: Blob) -> Reply:
+        module = self.handles[req["handle"]]
+        state = {k: self.decode(v, blob) for k, v in req["state"].items()}
+        with self.t.no_grad():
+            module.load_state_dict(state, strict=True)
+        return {"ok": True}
+
+    def _describe_handle(self, req: HandleRequest, blob: bytes, out: Blob) -> Reply:
+        return {"ok": True, "value": self._describe(self.handles[req["handle"]])}
+
+    def _to(self, req: ToRequest, blob: bytes, out: Blob) -> Reply:
+        self.handles[req["handle"]].to(device=req.get("device"), dtype=self._dtype(req.get("dtype")))
+        return {"ok": True}
+
+    def _train(self, req: TrainRequest, blob: bytes, out: Blob) -> Reply:
+        self.handles[req["handle"]].train(bool(req["mode"]))
+        return {"ok": True}
+
+    def _namespace(self) -> dict:
+        if self.namespace is None:  # handle() answers nothing else until a module is loaded
+            raise RuntimeError("nothing loaded")
+        return self.namespace
+
+    def _lookup(self, name: str):
+        namespace = self._namespace()
+        if name not in namespace:
+            raise StudentError({"type": "MissingName", "message": f"{name} is not defined in your file", "where": None})
+        return namespace[name]
+
+    def _call(self, req: CallRequest | NewRequest | MethodRequest, blob: bytes, out: Blob) -> Reply:
         t = self.t
+        op = req["op"]
         args = self.decode(req.get("args", []), blob)
         kwargs = self.decode(req.get("kwargs", {}), blob)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise ValueError("bad arguments")
-        if op == "method":
-            target = self.handles[req["handle"]]
-            method = req.get("method", "__call__")
+        on_module = cast(MethodRequest, req) if op == "method" else None
+        if on_module is not None:
+            target = self.handles[on_module["handle"]]
+            method = on_module.get("method", "__call__")
             fn = target if method == "__call__" else getattr(target, method)
         else:
-            fn = self._lookup(req["name"])
+            fn = self._lookup(cast(Union[CallRequest, NewRequest], req)["name"])
         traced, trace_fn = None, fn
         if req.get("record"):
             if _holds_objects(self.handles, args, kwargs):
@@ -565,7 +787,7 @@ class Executor:
             before = [t.clone(t.detach(a)) if isinstance(a, t.TensorBase) else None for a in args]
         if req.get("seed") is not None:
             t.manual_seed(int(req["seed"]))
-        grad_mode = t.enable_grad() if req.get("grad") else t.no_grad() if req.get("no_grad") else _null()
+        grad_mode = t.enable_grad() if req.get("grad") else _null()
         try:
             with grad_mode:
                 value = fn(*args, **kwargs)
@@ -573,13 +795,13 @@ class Executor:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise StudentError(self._error(exc)) from None
-        reply: dict = {"ok": True}
+        reply: Reply = {"ok": True}
         if op == "new":
             handle = len(self.handles) + 1
             self.handles[handle] = value
             reply["value"] = {"handle": handle, **self._describe(value)}
             if req.get("module_dtype") is not None or "weights" in req:
-                self._prepare(value, reply["value"], req, blob, reply)
+                self._prepare(value, reply["value"], cast(NewRequest, req), blob, reply)
             return reply
         reply["value"] = self.encode(value, out)
         if traced is not None:
@@ -604,8 +826,8 @@ class Executor:
                     scalar = t.sum(t.mul(value, t.to(upstream, value.device, value.dtype)))
                 t.backward(scalar)
                 grads = {}
-                if op == "method":
-                    for name, p in self.handles[req["handle"]].named_parameters():
+                if on_module is not None:
+                    for name, p in self.handles[on_module["handle"]].named_parameters():
                         grads[str(name)] = self.encode(p.grad, out) if p.grad is not None else None
                 for i, a in enumerate(args):
                     if isinstance(a, t.TensorBase) and a.requires_grad:
@@ -613,7 +835,7 @@ class Executor:
                 reply["grads"] = grads
         return reply
 
-    def _prepare(self, module, info: dict, req: dict, blob: bytes, reply: dict) -> None:
+    def _prepare(self, module, info: dict, req: NewRequest, blob: bytes, reply: Reply) -> None:
         """What the judge would do next with a new module, in the same request: ``module.to(dtype=...)``
         (an error fails the request, as it would fail that call), then read its state and load the given
         weights. The load happens only when the weights fit (same names and shapes, nothing left over), which is
@@ -627,7 +849,7 @@ class Executor:
         weights = self.decode(req["weights"], blob)
         if not isinstance(weights, dict) or not isinstance(module, t.Module):
             return
-        prepared: dict = {}
+        prepared: Prepared = {}
         reply["prepared"] = prepared
         try:
             if info.get("buffers"):
@@ -666,13 +888,17 @@ class Executor:
             "training": bool(obj.training),
         }
 
+    # what each request's op does (after "load", which every child receives first)
+    OPS: dict[str, Callable[..., Reply]] = {"call": _call, "new": _call, "method": _call, "has": _has, "state": _state, "load_state": _load_state,
+           "describe": _describe_handle, "to": _to, "train": _train}
+
 
 # ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
 #
 # A call with ``record`` is run as usual, for its answer, and traced once more with
 # ``make_fx(pre_dispatch=True)``: the ATen ops the learner's code reached at the dispatcher's entry, fused kernels
 # (scaled_dot_product_attention...) kept as single nodes. The graph travels as plain data; the judge
-# (autograder/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
+# (autograder/sandbox/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
 # graph with its own torch on the inputs it sent and on fresh ones, against the learner's own answers.
 
 
@@ -900,7 +1126,7 @@ def serve(sock: socket.socket) -> None:
         if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
             key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
         rid = req.get("id")
-        reply, out = executor.handle(req, blob)
+        reply, out = executor.handle(cast(Request, req), blob)  # the judge's (it is not checked here)
         try:
             if len(out) > MAGIC_LIMIT:
                 reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
@@ -1184,8 +1410,9 @@ def _runtime_dirs() -> tuple:
         dirs.add(p.rstrip("/") + "/")
     for name in ("torch", "numpy"):
         module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            top = os.path.dirname(os.path.dirname(module.__file__))
+        path = getattr(module, "__file__", None)
+        if path:
+            top = os.path.dirname(os.path.dirname(path))
             dirs.add(top.rstrip("/") + "/")
             dirs.add(os.path.realpath(top).rstrip("/") + "/")
     return tuple(sorted(dirs))
@@ -1382,8 +1609,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.enable()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
-    control.send(dumps({"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
-                        "pid_namespace": pid_namespace}).encode())
+    hello: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
+                    "pid_namespace": pid_namespace}
+    control.send(dumps(hello).encode())
     counter = 0
     while True:
         try:
@@ -1429,13 +1657,13 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
                     kmsg = b""
                 if not kmsg or b'"kill"' in kmsg:
                     killed = True
-                    _kill_all(lambda: [p for p in tree() + [pid] if p != me])
+                    _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
                     if not kmsg:
                         return
                 continue
             if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
                 killed, why = True, "memory"
-                _kill_all(lambda: [p for p in tree() + [pid] if p != me])
+                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         try:
@@ -1447,7 +1675,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         tail = read_tail(workdir, ".output").decode("utf-8", "replace")
         _wipe(workdir)
         _wipe_contents(base_tmp, keep=runtime)
-        info = {"op": "exited", "killed": bool(killed), "output_tail": tail}
+        info: Exited = {"op": "exited", "killed": bool(killed), "output_tail": tail}
         if why:
             info["reason"] = why
         if os.WIFSIGNALED(status):

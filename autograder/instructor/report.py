@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from urllib.parse import quote
 
-from .course import Course
-from .results import CheckResult, StageResult, SubmissionResult
+from ..course import Course
+from ..results import CheckResult, StageResult, SubmissionResult
 from .store import FEEDBACK_FILE
 
 

@@ -45,7 +45,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from .course import Course, Stage, load_course
+from ..course import Course, Stage, load_course
 from .generate import SOLUTIONS_DIR
 from .notebooks import (GENERATOR_KEY, _generated, cell, dumps, hints_markdown, nbgrader_solution_code,
                         new_notebook, notebook_name, solution_source, split_docstring, teaching_markdown)
@@ -62,7 +62,7 @@ import os
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
-from autograder.nbgrader_build import FeedbackClearHiddenTests
+from autograder.instructor.nbgrader_build import FeedbackClearHiddenTests
 
 c = get_config()  # noqa: F821 - nbgrader provides get_config
 
@@ -83,7 +83,7 @@ c.ExecutePreprocessor.timeout = {timeout}
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, FeedbackClearHiddenTests]
 
 # `nbgrader export` writes grades.csv with one more column per stage notebook (its score).
-c.ExportApp.plugin_class = "autograder.nbgrader_build.StageCsvExport"
+c.ExportApp.plugin_class = "autograder.instructor.nbgrader_build.StageCsvExport"
 '''
 
 
@@ -139,7 +139,7 @@ def render_source_notebook(course: Course, stage: Stage, seed: int):
 
 def graded_stages(course: Course) -> tuple[list[Stage], list[Stage]]:
     """(stages with graders, stages without): only the first can be scored."""
-    from .runner import grader_files
+    from ..runner import grader_files
 
     with_graders: list[Stage] = []
     without: list[Stage] = []
