@@ -53,6 +53,26 @@ def test_honest_graph_replays_to_the_answer():
     assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
 
 
+def test_tensors_made_inside_the_call_are_nodes_not_constants():
+    """A factory's result (torch.ones, torch.arange) and a multi-result op's parts are graph nodes, so the graph
+    holds no constant and the op count is the same at every T."""
+    def f(x):
+        T = x.shape[-2]
+        w = torch.tril(torch.ones(T, T, dtype=x.dtype))
+        first, rest = x.split([1, T - 1], dim=-2)
+        return (w / w.sum(-1, keepdim=True)) @ torch.cat([first, rest], dim=-2) + torch.arange(x.shape[-1])
+
+    counts = []
+    for T in (4, 9):
+        x = torch.linspace(-1, 1, 2 * T * 3, dtype=torch.float64).reshape(2, T, 3)
+        graph = evidence.parse(*_trace(f, x))
+        assert graph.constants == {}
+        fresh = evidence.fresh_like(x)
+        assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
+        counts.append(evidence.count_ops(graph))
+    assert counts[0] == counts[1]
+
+
 def test_a_forbidden_op_is_found():
     def f(x):
         return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)

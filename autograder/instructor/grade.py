@@ -10,8 +10,9 @@ How a run goes:
    sandbox (its own slot, hence its own uid for learner code when the judge is root: a warm zygote that forks a
    fresh child for every stage of every submission), imports torch while the sandboxes start, and forks the
    judges, which inherit its imports and
-   collect the checks while their sandbox finishes starting (elsewhere each judge is ``spawn``ed, imports torch
-   and starts its sandbox itself).
+   collect the checks while their sandbox finishes starting. Elsewhere, and in the round that grades again the
+   students of a judge that died, each judge is ``spawn``ed, imports torch and starts its sandbox itself. Two
+   paths, not one: the shared start is kept for what it buys (bench/RESULTS.md, "One launch path").
    Each judge runs ONE pytest session (:func:`autograder.runner.grade`) over the submissions it claims, one at
    a time, from a counter the judges share: a judge that is free takes the next one. As each submission's last
    check ends, the judge writes that student's files atomically and tells the main process, which moves the
@@ -199,13 +200,7 @@ class GradeRun:
         if early is not None:
             early.hand(specs)
             procs = [early.proc] * len(specs)
-        elif _can_share_start():
-            # one process starts every sandbox, imports torch once and forks the judges (see launcher_main)
-            launcher = ctx.Process(target=launcher_main, args=(specs, q, os.getpid(), counter),
-                                   name="autograder-judges")
-            launcher.start()
-            procs = [launcher] * len(specs)
-        else:
+        else:  # no launcher: elsewhere than Linux, and the retry round (rare: it follows a judge that died)
             procs = []
             for spec in specs:
                 judge = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
@@ -522,7 +517,7 @@ class EarlyLauncher:
             pass
 
 
-def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=None) -> None:
+def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> None:
     """Start every judge's sandbox, import torch once, then fork the judges from this process.
 
     Each judge would otherwise import torch itself (about a CPU second) and only then start its sandbox, whose
@@ -531,8 +526,8 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     imports. Each judge takes over its own sandbox (:meth:`autograder.sandbox.host.Sandbox.hand_over`); this process
     waits for the judges, reports any that ended without finishing, and collects the workers at the end.
 
-    With ``incoming`` (an :class:`EarlyLauncher`), ``specs`` gives only each sandbox's slot and time limit; the
-    judges' specs arrive there once the main process has read the class (fewer: the extra sandboxes are stopped;
+    ``specs`` gives only each sandbox's slot and time limit; the judges' specs arrive on ``incoming`` (from
+    :class:`EarlyLauncher`) once the main process has read the class (fewer: the extra sandboxes are stopped;
     None: nothing to grade, every sandbox is stopped)."""
     _die_with_parent(parent_pid)
     import multiprocessing as mp
@@ -580,17 +575,20 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter=None, incoming=
     finally:
         gc.freeze()
         gc.enable()
-    if incoming is not None:
-        try:
-            specs = incoming.recv() or []
-        except (EOFError, OSError):
-            specs = []
-        incoming.close()
-        for sandbox in sandboxes[len(specs):]:
-            sandbox.close(patience=0)
-        sandboxes = sandboxes[:len(specs)]
-        if not specs:
-            _exit_now(q)
+    try:
+        specs = incoming.recv() or []
+    except (EOFError, OSError):
+        specs = []
+    incoming.close()
+    for sandbox in sandboxes[len(specs):]:
+        sandbox.close(patience=0)
+    sandboxes = sandboxes[:len(specs)]
+    if not specs:
+        _exit_now(q)
+    try:  # the judges' first shape pass on the meta device imports it (about a CPU second), and it writes a
+        import torch._dynamo  # noqa: F401 - cache folder in TMPDIR: only once there is something to grade
+    except Exception:  # noqa: BLE001 - a judge that needs it imports it itself
+        pass
     ctx = mp.get_context("fork")
     for i, spec in enumerate(specs):
         proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),

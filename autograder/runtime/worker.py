@@ -895,11 +895,12 @@ class Executor:
 
 # ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
 #
-# A call with ``record`` is run as usual, for its answer, and traced once more with
-# ``make_fx(pre_dispatch=True)``: the ATen ops the learner's code reached at the dispatcher's entry, fused kernels
-# (scaled_dot_product_attention...) kept as single nodes. The graph travels as plain data; the judge
-# (autograder/sandbox/evidence.py) believes none of it: it looks for forbidden ops, counts the others, and replays the
-# graph with its own torch on the inputs it sent and on fresh ones, against the learner's own answers.
+# A call with ``record`` is run as usual, for its answer, and traced once more by a recorder at the dispatcher's
+# PreDispatch key (the level ``make_fx(pre_dispatch=True)`` traces at): every ATen op the learner's code calls, as
+# it enters the dispatcher, before autograd or any decomposition, so fused kernels (scaled_dot_product_attention...)
+# stay single nodes. The graph travels as plain data; the judge (autograder/sandbox/evidence.py) believes none of it: it
+# looks for forbidden ops, counts the others, and replays the graph with its own torch on the inputs it sent and
+# on fresh ones, against the learner's own answers.
 
 
 class _Slot:
@@ -961,7 +962,7 @@ def _twin(t, value):
     return copy.deepcopy(value, memo)
 
 
-def _fill(value, xs: tuple):
+def _fill(value, xs):
     if type(value) is _Slot:
         return xs[value.index]
     if type(value) in (list, tuple):
@@ -971,25 +972,31 @@ def _fill(value, xs: tuple):
     return value
 
 
+class _TraceError(Exception):
+    pass
+
+
 def capture_graph(fn, tensors: list, args: list, kwargs: dict, encode) -> dict:
     """``fn(*args, **kwargs)`` traced: ``{"inputs": n, "nodes": [...], "output": arg}``, or ``{"error": why}``
     when it cannot be traced. A node is ``{"op": "input", "index": i}``, ``{"op": "constant", "value": array
     record}`` (parameters, buffers and literal tensors the code held; ``encode`` puts them in the reply's blob) or
-    ``{"op": "call", "target": "aten.matmul.default", "args": [...], "kwargs": {...}}``; an argument is a
-    number, string, bool or None, ``{"ref": node index}``, ``{"list": [...]}``, ``{"dtype": name}``,
-    ``{"device": name}``, ``{"layout": name}`` or ``{"memory_format": name}``."""
+    ``{"op": "call", "target": "aten.matmul.default", "args": [...], "kwargs": {...}}`` (``"getitem"``: one
+    result of an op that returns several); an argument is a number, string, bool or None, ``{"ref": node
+    index}``, ``{"list": [...]}``, ``{"dtype": name}``, ``{"device": name}``, ``{"layout": name}`` or
+    ``{"memory_format": name}``."""
     t = capture_torch()
     try:
-        from torch.fx.experimental.proxy_tensor import make_fx
-
         mark_entry_points()
-
-        def traced(*xs):
-            return fn(*_fill(args, xs), **_fill(kwargs, xs))
-
-        with t.no_grad():
-            gm = make_fx(traced, pre_dispatch=True)(*tensors)
-        return _graph_data(gm, encode)
+        _make_tracer()
+        recorder = _TRACER[0](tensors, encode)
+        with t.no_grad(), _TRACER[1](), recorder:
+            value = fn(*_fill(args, tensors), **_fill(kwargs, tensors))
+        output = recorder.arg(value) if recorder.error is None else None
+        if recorder.error is not None:
+            return {"error": recorder.error}
+        return {"inputs": len(tensors), "nodes": recorder.nodes, "output": output}
+    except _TraceError as exc:
+        return {"error": str(exc)}
     except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised while traced
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -1000,70 +1007,118 @@ def capture_graph(fn, tensors: list, args: list, kwargs: dict, encode) -> dict:
         return {"error": why}
 
 
-def _graph_data(gm, encode) -> dict:
-    import operator
+_TRACER: list = []  # (the recorder class, torch's context that turns its Python dispatcher on), made once
+
+
+def _make_tracer() -> None:
+    """The recorder class. torch lets only its own tracing modes sit at the PreDispatch key (the slot of
+    ``ProxyTorchDispatchMode``), so the recorder is one of those by class, with its own ``__init__`` and
+    ``__torch_dispatch__``: it runs each op and appends it to a list of nodes, a few microseconds per op instead
+    of the fx machinery's ~1 ms. Tensors are told apart by identity, through weak references (a strong one
+    would make autograd copy a factory's result into a new tensor): an id whose tensor has died is not
+    mistaken for a later tensor that reuses it."""
+    if _TRACER:
+        return
+    import weakref
 
     import torch
-    from torch.fx import Node
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode
+    from torch.utils._python_dispatch import TorchDispatchMode
 
-    graph_nodes = list(gm.graph.nodes)
-    if len(graph_nodes) > GRAPH_NODE_LIMIT:
-        return {"error": f"the traced graph has more than {GRAPH_NODE_LIMIT} nodes"}
-    index: dict = {}
-    nodes: list = []
-    n_inputs = n_constants = n_elements = 0
-    output = None
+    pre_dispatch, proxy_key = torch._C.DispatchKey.PreDispatch, torch._C._TorchDispatchModeKey.PROXY
+    skip = {torch.ops.prim.device.default}  # asks a tensor's device: nothing to replay
+    literal = {torch.ops.aten.lift_fresh.default}  # torch.tensor(...) lifting its data: the tensor is a constant
+    TensorBase, dtype, device, layout, memory_format = (torch._C.TensorBase, torch.dtype, torch.device,
+                                                        torch.layout, torch.memory_format)
+    OpOverload = torch._ops.OpOverload
+    ref = weakref.ref
+    plain_dispatch = torch._C._DisablePythonDispatcher
 
-    def arg(value, depth: int = 0):
-        if isinstance(value, Node):
-            return {"ref": index[value]}
-        if value is None or type(value) in (bool, int, float):
+    class Recorder(ProxyTorchDispatchMode):
+        def __init__(self, tensors: list, encode):
+            TorchDispatchMode.__init__(self, pre_dispatch)
+            self._mode_key = proxy_key
+            self.enter_stack: list = []
+            self.pre_dispatch = True
+            self.nodes: list = [{"op": "input", "index": i} for i in range(len(tensors))]
+            self.ids: dict = {}  # id(tensor) -> (weak reference, node)
+            for i, x in enumerate(tensors):
+                self.ids[id(x)] = (ref(x), i)
+            self.encode = encode
+            self.error: str | None = None
+            self.n_constants = self.n_elements = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if self.error is not None or func in skip:
+                return func(*args, **kwargs)
+            try:  # the arguments are read before the op runs: an in-place op must not change a constant first
+                if func in literal:
+                    record = self.arg(args[0])
+                else:
+                    record = {"op": "call", "target": (str(func) if type(func) is OpOverload else repr(func))[:200],
+                              "args": [self.arg(a) for a in args],
+                              "kwargs": {str(k): self.arg(v) for k, v in kwargs.items()}}
+            except _TraceError as exc:
+                self.error = str(exc)
+                return func(*args, **kwargs)
+            with plain_dispatch():  # the op itself runs in C++, without the Python decompositions the tracer enables
+                value = func(*args, **kwargs)
+            try:
+                if func in literal:
+                    self.name(value, record["ref"])
+                else:
+                    self.name(value, self.add(record))
+            except _TraceError as exc:
+                self.error = str(exc)
             return value
-        if type(value) is str:
-            return value[:100]
-        if isinstance(value, (list, tuple)) and depth < 4:  # fx keeps lists as immutable_list
-            return {"list": [arg(v, depth + 1) for v in value]}
-        if isinstance(value, torch.dtype):
-            return {"dtype": str(value).replace("torch.", "")}
-        if isinstance(value, torch.device):
-            return {"device": str(value)}
-        if isinstance(value, torch.layout):
-            return {"layout": str(value).replace("torch.", "")}
-        if isinstance(value, torch.memory_format):
-            return {"memory_format": str(value).replace("torch.", "")}
-        raise TypeError(f"an argument of type {type(value).__name__[:60]} in the traced graph")
 
-    for node in graph_nodes:
-        if node.op == "placeholder":
-            rec = {"op": "input", "index": n_inputs}
-            n_inputs += 1
-        elif node.op == "get_attr":
-            value = getattr(gm, node.target)
-            if not isinstance(value, torch._C.TensorBase):
-                return {"error": f"a constant of type {type(value).__name__[:60]} in the traced graph"}
-            n_constants += 1
-            n_elements += value.numel()
-            if n_constants > GRAPH_CONSTANT_LIMIT or n_elements > GRAPH_CONSTANT_ELEMENTS:
-                return {"error": "the traced code holds too many or too large tensors"}
-            rec = {"op": "constant", "value": encode(value)}
-        elif node.op == "call_function":
-            target = node.target
-            if isinstance(target, torch._ops.OpOverload):
-                name = str(target)
-            elif target is operator.getitem:
-                name = "getitem"
-            else:
-                name = f"{getattr(target, '__module__', '')}.{getattr(target, '__name__', type(target).__name__)}"
-            rec = {"op": "call", "target": name[:200], "args": [arg(a) for a in node.args],
-                   "kwargs": {str(k): arg(v) for k, v in node.kwargs.items()}}
-        elif node.op == "output":
-            output = arg(node.args[0])
-            continue
-        else:
-            return {"error": f"a {node.op} node in the traced graph"}
-        index[node] = len(nodes)
-        nodes.append(rec)
-    return {"inputs": n_inputs, "nodes": nodes, "output": output}
+        def add(self, record: dict) -> int:
+            if len(self.nodes) >= GRAPH_NODE_LIMIT:
+                raise _TraceError(f"the traced graph has more than {GRAPH_NODE_LIMIT} nodes")
+            self.nodes.append(record)
+            return len(self.nodes) - 1
+
+        def name(self, value, node: int) -> None:
+            """``value`` (an op's result) is node ``node``; each tensor of a list of results gets a getitem."""
+            if isinstance(value, TensorBase):
+                self.ids[id(value)] = (ref(value), node)
+            elif type(value) in (tuple, list):
+                for i, v in enumerate(value):
+                    if isinstance(v, TensorBase):
+                        self.name(v, self.add({"op": "call", "target": "getitem", "args": [{"ref": node}, i],
+                                               "kwargs": {}}))
+
+        def arg(self, value, depth: int = 0):
+            if isinstance(value, TensorBase):
+                known = self.ids.get(id(value))
+                node = known[1] if known is not None and known[0]() is value else None
+                if node is None:  # a tensor the graph has not made: a constant, with its value now
+                    self.n_constants += 1
+                    self.n_elements += value.numel()
+                    if self.n_constants > GRAPH_CONSTANT_LIMIT or self.n_elements > GRAPH_CONSTANT_ELEMENTS:
+                        raise _TraceError("the traced code holds too many or too large tensors")
+                    node = self.add({"op": "constant", "value": self.encode(value)})
+                    self.ids[id(value)] = (ref(value), node)
+                return {"ref": node}
+            if value is None or type(value) in (bool, int, float):
+                return value
+            if type(value) is str:
+                return value[:100]
+            if isinstance(value, (list, tuple)) and depth < 4:
+                return {"list": [self.arg(v, depth + 1) for v in value]}
+            if isinstance(value, dtype):
+                return {"dtype": str(value).replace("torch.", "")}
+            if isinstance(value, device):
+                return {"device": str(value)}
+            if isinstance(value, layout):
+                return {"layout": str(value).replace("torch.", "")}
+            if isinstance(value, memory_format):
+                return {"memory_format": str(value).replace("torch.", "")}
+            raise _TraceError(f"an argument of type {type(value).__name__[:60]} in the traced graph")
+
+    _TRACER[:] = [Recorder, enable_python_dispatcher]
 
 
 _MARKS: list = []
@@ -1458,6 +1513,7 @@ def warm_up() -> None:
     torch.nn.functional.dropout(x, 0.1)
     capture_torch()
     mark_entry_points()
+    _make_tracer()
     executor = Executor()
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
     _warm_requests()

@@ -58,7 +58,8 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
 - **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
-  about how it computed is believed. The child traces the call (``make_fx(pre_dispatch=True)``) and sends the
+  about how it computed is believed. The child traces the call (the ATen ops it calls, at the dispatcher's
+  PreDispatch key: :func:`autograder.runtime.worker.capture_graph`) and sends the
   graph as plain data; the judge (:mod:`autograder.sandbox.evidence`) names the fused attention ops in it, counts its
   operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
   first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
