@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/grade_class.py                 # 100 submissions, --jobs = number of cores
     .venv/bin/python bench/grade_class.py --n 40 --sample 6 --jobs 2
+    .venv/bin/python bench/grade_class.py --select all     # the eleven stages (default: core, stages 1-8)
 
 The class: every student submits every stage file. Honest students copy ``solutions/``; buggy ones replace one
 to three stages with a file from ``tests/mistakes/`` (``<stage key>__<mistake>.py``, the catalogue of known
@@ -15,6 +16,10 @@ Measured, in the same run and on the same machine:
   interpreter, torch import, sandbox and pytest session each: what "run pytest on every folder" costs), over
   the same graders and seed, for a sample of ``--sample`` students, run ``J`` at a time; the seconds per
   submission are its wall clock divided by the sample size (extrapolated to the class, it is stated so).
+
+``--select`` is course.yml's ``select`` for the run (default ``core``, the eight stages the budget in
+bench/RESULTS.md is stated for): the class gets the selected stages' files and is graded with a copy of
+course.yml that selects them (``--course``).
 
 The sample's totals must agree between the two (same seed, same student ids): the benchmark fails otherwise.
 """
@@ -40,12 +45,26 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def make_class(dest: Path, n: int, seed: int) -> dict[str, str]:
+def course_copy(dest: Path, select: str) -> Path:
+    """A course.yml in ``dest`` that selects ``select``, beside links to the repository's solutions/ and
+    exercises/ (where the course's loader looks for the stages' files)."""
+    import yaml
+
+    dest.mkdir(parents=True, exist_ok=True)
+    data = yaml.safe_load((ROOT / "course.yml").read_text())
+    data["select"] = select
+    (dest / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False))
+    for folder in ("solutions", "exercises"):
+        (dest / folder).symlink_to(ROOT / folder)
+    return dest / "course.yml"
+
+
+def make_class(dest: Path, n: int, seed: int, course_file: Path) -> dict[str, str]:
     """Write ``n`` student folders into ``dest``; returns student → what they submitted."""
     from autograder.instructor.catalogue import mistake_source
     from autograder.course import load_course
 
-    course = load_course(ROOT / "course.yml")
+    course = load_course(course_file)
     rnd = random.Random(seed)
     mistakes: dict[str, list[Path]] = {}
     for path in sorted((ROOT / "tests" / "mistakes").glob("*__*.py")):
@@ -81,8 +100,8 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_grade(class_dir: Path, out: Path, jobs: int, seed: int) -> tuple[float, float, dict[str, str]]:
-    cmd = [sys.executable, "-m", "autograder", "grade", str(class_dir), "--out", str(out), "--jobs", str(jobs),
+def run_grade(class_dir: Path, out: Path, jobs: int, seed: int, course_file: Path) -> tuple[float, float, dict[str, str]]:
+    cmd = [sys.executable, "-m", "autograder", "--course", str(course_file), "grade", str(class_dir), "--out", str(out), "--jobs", str(jobs),
            "--seed", str(seed), "--quiet"]
     t, c = time.perf_counter(), children_cpu()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -94,9 +113,10 @@ def run_grade(class_dir: Path, out: Path, jobs: int, seed: int) -> tuple[float, 
     return wall, cpu, totals
 
 
-def run_baseline(class_dir: Path, students: list[str], jobs: int, seed: int) -> tuple[float, float, dict[str, str]]:
+def run_baseline(class_dir: Path, students: list[str], jobs: int, seed: int,
+                 course_file: Path) -> tuple[float, float, dict[str, str]]:
     def one(student: str) -> tuple[str, str]:
-        cmd = [sys.executable, "-m", "autograder", "check", str(class_dir / student), "--json", "--seed", str(seed)]
+        cmd = [sys.executable, "-m", "autograder", "--course", str(course_file), "check", str(class_dir / student), "--json", "--seed", str(seed)]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if proc.returncode not in (0, 1):
             sys.exit(f"check failed for {student} ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -131,6 +151,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=int, default=10, help="submissions timed with the naive baseline")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--select", default="core", help="the stages graded, as course.yml's select (default: core)")
     ap.add_argument("--keep", type=Path, default=None, help="keep the class and the results in this folder")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
@@ -139,26 +160,28 @@ def main(argv=None) -> int:
     class_dir, out = work / "class", work / "out"
     shutil.rmtree(class_dir, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    kinds = make_class(class_dir, args.n, args.seed)
+    shutil.rmtree(work / "course", ignore_errors=True)
+    course_file = course_copy(work / "course", args.select)
+    kinds = make_class(class_dir, args.n, args.seed, course_file)
     honest = sum(k == "honest" for k in kinds.values())
     print(f"class: {args.n} full submissions ({honest} honest, {args.n - honest} with 1-3 buggy or unfinished "
           f"stages) in {class_dir}")
     from autograder.course import load_course
     from autograder.runner import grader_files
 
-    course = load_course(ROOT / "course.yml")
+    course = load_course(course_file)
     graded_stages = [s.key for s in course.stages if grader_files(course, [s.key])]
     print(f"stages with graders: {len(graded_stages)}/{len(course.stages)} ({', '.join(graded_stages)})")
 
     load_before = os.getloadavg()[0]
-    wall, cpu, totals = run_grade(class_dir, out, args.jobs, args.seed)
+    wall, cpu, totals = run_grade(class_dir, out, args.jobs, args.seed, course_file)
     per = wall / args.n
     print(f"grade:    {wall:7.2f} s for {args.n} submissions = {per:.3f} s per submission "
           f"(--jobs {args.jobs}, start-up included); CPU {cpu / args.n:.3f} s per submission")
 
     rnd = random.Random(args.seed + 1)
     sample = sorted(rnd.sample(sorted(kinds), k=min(args.sample, args.n)))
-    b_wall, b_cpu, b_totals = run_baseline(class_dir, sample, args.jobs, args.seed)
+    b_wall, b_cpu, b_totals = run_baseline(class_dir, sample, args.jobs, args.seed, course_file)
     b_per = b_wall / len(sample)
     print(f"baseline: {b_wall:7.2f} s for a sample of {len(sample)} = {b_per:.3f} s per submission "
           f"(one `autograder check --json` process each, {args.jobs} at a time; x{args.n} extrapolated: "
@@ -177,7 +200,7 @@ def main(argv=None) -> int:
                "grade_cpu_s_per_submission": round(cpu / args.n, 4),
                "baseline_cpu_s_per_submission": round(b_cpu / len(sample), 4),
                "load_average": [round(load_before, 2), round(load_after, 2)],
-               "stages_graded": graded_stages, "machine": machine(),
+               "select": args.select, "stages_graded": graded_stages, "machine": machine(),
                "date": time.strftime("%Y-%m-%d %H:%M %Z"), "mismatches": mismatched}
     print(f"machine:  {figures['machine']}")
     if args.json:
