@@ -31,7 +31,7 @@ setup: $(VENV)/.ready
 demo: setup
 	$(PY) -m autograder check solutions
 	$(PY) -m autograder check examples/learner || true
-	$(PY) -m autograder grade examples/class --out out/demo-class --timeout 3
+	$(PY) -m autograder --select core grade examples/class --out out/demo-class --timeout 3
 
 # lint (ruff: likely bugs, not style) and types (mypy, lenient) before the tests; config in pyproject.toml
 test: setup

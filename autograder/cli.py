@@ -23,8 +23,15 @@ COMMAND_MODULES = ("autograder.instructor.grade", "autograder.instructor.gradesc
                    "autograder.instructor.nbgrader_build", "autograder.instructor.release")
 
 
+def course_from_args(args):
+    """The course the command line names: ``--course`` (default: the repository's course.yml) with ``--select``
+    replacing its ``select`` when given (``core``, ``all``, a stage key, or several, comma-separated)."""
+    select = getattr(args, "select", None)
+    return load_course(args.course, select=[s.strip() for s in select.split(",")] if select else None)
+
+
 def _course(args):
-    return load_course(args.course)
+    return course_from_args(args)
 
 
 def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None,
@@ -236,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autograder", description="Self-attention from scratch: check your "
                                      "progress, get hints, grade a class.")
     parser.add_argument("--course", default=None, help="path to course.yml (default: the repository's)")
+    parser.add_argument("--select", default=None,
+                        help="the stages to use instead of course.yml's select: a track (core, advanced), all, or "
+                             "stage keys, comma-separated")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("check", help="check a folder of stage files (default exercises/)")

@@ -89,9 +89,11 @@ def _err(path: Path, where: str, problem: str) -> CourseError:
 SELECT_ALL = "all"
 
 
-def load_course(path: str | Path | None = None, *, check_files: bool = True) -> Course:
+def load_course(path: str | Path | None = None, *, check_files: bool = True,
+                select: str | list[str] | None = None) -> Course:
     """Read and validate a course manifest. ``check_files`` also requires each selected stage's file to exist in
-    ``solutions/`` or ``exercises/`` beside the manifest."""
+    ``solutions/`` or ``exercises/`` beside the manifest. ``select``, when given, replaces the manifest's own
+    ``select`` (the command line's ``--select``), with the same meaning and the same errors."""
     path = Path(path) if path is not None else ROOT / "course.yml"
     try:
         text = path.read_text(encoding="utf-8")
@@ -165,7 +167,7 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True) -> 
                             hints=tuple(h.strip() for h in hints), functions=tuple(functions),
                             summary=summary.strip(), index=i, track=track,
                             hint_for=tuple((p.strip(), n) for p, n in hint_for.items())))
-    selected = _select(path, data.get("select", SELECT_ALL), stages)
+    selected = _select(path, select if select is not None else data.get("select", SELECT_ALL), stages)
     for s in selected:
         if check_files and not any((root / d / s.file).is_file() for d in ("solutions", "exercises")):
             raise _err(path, f"stages[{s.index}].file", f"{s.file!r} exists in neither solutions/ nor exercises/")

@@ -30,7 +30,7 @@ SEED = 20240611
 
 # A typical mistake for stage 2: the weights are right, but the product keeps a Python loop over time (values
 # right, the "does not grow with T" check lost). An answer whose every value is wrong (torch.triu) earns nothing.
-TRIU_MISTAKE = '''import torch
+LOOP_MISTAKE = '''import torch
 
 
 def causal_mean_weights(T, *, device=None, dtype=None):
@@ -139,7 +139,7 @@ def pipeline(tmp_path_factory):
         students["untouched"][name] = load_nb(release / name)
     if "02_tril_average.ipynb" in names:
         students["mistake"]["02_tril_average.ipynb"] = with_solution_cell(load_nb(release / "02_tril_average.ipynb"),
-                                                                          TRIU_MISTAKE)
+                                                                          LOOP_MISTAKE)
     if "01_loop_average.ipynb" in names:
         students["noisy"]["01_loop_average.ipynb"] = noisy_loop_average(load_nb(source / "01_loop_average.ipynb"))
     for student, notebooks in students.items():
@@ -362,7 +362,7 @@ def test_visible_test_cells_run_on_the_student_release_alone(student_release, tm
     course = load_course()
     stage = course.stage("tril_average")
     code = tmp_path / "code.py"
-    code.write_text((ROOT / "solutions" / stage.file).read_text() if answer == "solution" else TRIU_MISTAKE)
+    code.write_text((ROOT / "solutions" / stage.file).read_text() if answer == "solution" else LOOP_MISTAKE)
     # the release's package and the course's dependencies, without site-packages' own start-up files (an
     # editable install of this repository would put the instructor's modules back under `autograder`)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
@@ -377,4 +377,4 @@ def test_visible_test_cells_run_on_the_student_release_alone(student_release, tm
         assert "(public checks)" in proc.stdout and "✗" not in proc.stdout
     else:
         assert proc.returncode != 0 and "ChecksFailed" in proc.stderr, proc.stdout + proc.stderr
-        assert "upper instead of lower triangle" in proc.stdout
+        assert "✗" in proc.stdout and "Python loop" in proc.stdout  # the failing check, named, with its message

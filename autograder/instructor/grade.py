@@ -191,7 +191,8 @@ class GradeRun:
         q = early.q if early is not None else ctx.Queue()
         counter = early.counter if early is not None else ctx.Value("i", 0)
         base_slot = early.base_slot if early is not None else _base_slot()
-        shared = {"course": str(self.course.path), "out": str(self.out_dir), "subs": [s.to_json() for s in todo],
+        shared = {"course": str(self.course.path), "select": list(self.course.keys), "out": str(self.out_dir),
+                  "subs": [s.to_json() for s in todo],
                   "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
                   "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
                   "stages": self.stages}
@@ -399,7 +400,9 @@ def _rich_escape(text: str) -> str:
 
 
 def cmd_grade(args) -> int:
-    course = load_course(args.course)
+    from ..cli import course_from_args
+
+    course = course_from_args(args)
     class_dir = Path(args.class_dir)
     if not class_dir.is_dir():
         print(f"autograder: {class_dir} is not a folder", file=sys.stderr)
@@ -677,7 +680,7 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         from ..runner import grade
         from ..sandbox.host import Sandbox
 
-        course = load_course(spec["course"])
+        course = load_course(spec["course"], select=spec["select"])
         out_dir = Path(spec["out"])
         subs = [Collected.from_json(d) for d in spec["subs"]]
         by_student = {s.student: s for s in subs}

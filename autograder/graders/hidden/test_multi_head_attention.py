@@ -102,7 +102,7 @@ def test_half(student, rng):
     for dtype in HALVES:
         handle, w = _module(student, rng, 4, 6, 2, 8, True, dtype=dtype)
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
-        what = f"MultiHeadAttention(4, 6, n_heads=2, 8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
+        what = f"MultiHeadAttention(4, 6, n_heads=2, context_length=8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
         with explained(student, what):
             got = handle(xh, cast=dtype)
         expect_half(got, oracle.expected("multi_head_attention", xh, wh, 2), dtype, what=what,

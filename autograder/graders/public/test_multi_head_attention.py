@@ -259,7 +259,7 @@ def test_meta(student, device):
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
     handle, w = module(student, 4, 6, 3, bias=True, wseed=122)
-    what = "MultiHeadAttention(4, 6, n_heads=3, 8, qkv_bias=True) in float64 (x float64)"
+    what = "MultiHeadAttention(4, 6, n_heads=3, context_length=8, qkv_bias=True) in float64 (x float64)"
     with explained(student, what):
         got = handle(X, cast=F64)
     expect_precise(got, oracle.expected("multi_head_attention", X, w, 3), what=what)
