@@ -22,8 +22,10 @@ class CheckResult:
     failure: str | None = None
 
     def to_json(self) -> dict:
-        data = {"name": self.name, "passed": self.passed, "points": round(self.points, 4),
-                "max_points": round(self.max_points, 4), "message": self.message, "mistake": self.mistake,
+        # 10 decimals: a stage's score is the sum of its checks' points, read back from this record (a stage
+        # of checks worth 10/7 each must add up to 10, not 10.0001)
+        data = {"name": self.name, "passed": self.passed, "points": round(self.points, 10),
+                "max_points": round(self.max_points, 10), "message": self.message, "mistake": self.mistake,
                 "hidden": self.hidden, "device": self.device}
         if self.figures:
             data["figures"] = self.figures

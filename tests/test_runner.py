@@ -175,3 +175,14 @@ def test_a_recorded_stage_seed_draws_the_same_inputs_as_fixed_seed(course, sandb
     assert again.seed == graded.seed
     hidden = [(c.name, c.message) for c in graded.checks if c.hidden and not c.passed]
     assert hidden and hidden == [(c.name, c.message) for c in again.checks if c.hidden and not c.passed]
+
+
+def test_a_stage_read_back_from_its_record_scores_its_points_exactly():
+    """Seven checks worth 10/7 each add up to 10 after a round trip through results.json (the progress store and
+    the class's stored results are read back this way), never 10.0001."""
+    from autograder.results import CheckResult, StageResult, SubmissionResult
+
+    checks = [CheckResult(name=f"c{i}", passed=True, points=10 / 7, max_points=10 / 7) for i in range(7)]
+    result = SubmissionResult(student="s", stages=[StageResult(key="k", title="k", max_score=10, checks=checks)])
+    again = SubmissionResult.from_json(result.to_json())
+    assert again.stages[0].score == 10 and again.score == 10

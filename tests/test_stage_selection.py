@@ -132,3 +132,28 @@ def test_check_and_grade_follow_the_selection(tmp_path, sandbox):
     (result,) = grade(course, [sub], sandbox=sandbox, seed=1)
     assert [s.key for s in result.stages] == ["loop_average", "tril_average"]
     assert result.score == result.max_score == course.max_score
+
+
+def test_the_command_line_select_replaces_the_manifests(tmp_path):
+    """``--select`` (e.g. the demo's ``--select core``) overrides course.yml's ``select`` for one command, with
+    the same meaning and errors; ``grade`` gives its judges the selected stages."""
+    import json
+    import subprocess
+    import sys
+
+    core = load_course(select="core")
+    assert [s.number for s in core.stages] == list(range(1, 9)) and len(core.all_stages) > 8
+    assert [s.key for s in load_course(select=["core", "kv_cache"]).stages][-1] == "kv_cache"
+    with pytest.raises(CourseError, match="select"):
+        load_course(select="nonsense")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "--select", "loop_average,tril_average", "check",
+                           str(ROOT / "solutions"), "--json", "--public-only"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [s["key"] for s in json.loads(proc.stdout)["stages"]] == ["loop_average", "tril_average"]
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "--select", "loop_average", "grade",
+                           str(ROOT / "examples" / "class"), "--out", str(out), "--quiet", "--timeout", "5"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "grades.csv").read_text().splitlines()[0] == "student,loop_average,total"
