@@ -53,6 +53,17 @@ def test_honest_graph_replays_to_the_answer():
     assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
 
 
+def test_the_mT_attribute_replays():
+    """``k.mT`` (the last two dims swapped, a view) is as honest as ``k.transpose(-2, -1)``."""
+    def f(x):
+        return torch.softmax(x @ x.mT, -1) @ x
+
+    data, blob = _trace(f, Q)
+    graph = evidence.parse(data, blob)
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
+
+
 def test_a_forbidden_op_is_found():
     def f(x):
         return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)

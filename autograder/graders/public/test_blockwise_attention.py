@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from autograder import oracle
 from autograder.checks import (check, diagnose, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged, fail, tolerance)
+                                 expect_unchanged, fail, softmax_tolerance, tolerance)
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained
 from autograder.graders.inputs import fixed
@@ -98,7 +98,8 @@ def test_online_softmax_stable(student):
             got = expect_shape(student.call("online_softmax", BIG, n, cast=torch.float32), tuple(BIG.shape), what)
         expected, known = oracle.expected("online_softmax", BIG, n), oracle.mistakes("online_softmax", BIG, n)
         expect_finite(got, expected, what, known)
-        expect_close(got, expected, what=what, mistakes=known)
+        rtol, atol = softmax_tolerance(torch.float32, BIG)  # a log-domain softmax is off by ulps of 1e4
+        expect_close(got, expected, what=what, mistakes=known, rtol=rtol, atol=atol)
 
 
 @check("online_softmax reads the row block by block (its work grows with the number of blocks; no torch.softmax)")
@@ -157,7 +158,8 @@ def test_stable(student):
                                (1, 6, 3), what)
         expected, known = sdpa(q, k, v, causal), oracle.mistakes("blockwise_attention", q, k, v, 2, causal)
         expect_finite(got, expected, what, known)
-        expect_close(got, expected, what=what, mistakes=known)
+        rtol, atol = softmax_tolerance(torch.float32, q @ k.transpose(-2, -1) / 2)  # scores of +-1e4
+        expect_close(got, expected, what=what, mistakes=known, rtol=rtol, atol=atol)
 
 
 @check("blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
@@ -175,10 +177,10 @@ def test_memory(student):
 @check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)",
        weight=2)
 def test_causal_skips(student):
-    # 5 x 5 block pairs, 15 of them needed when causal; with 32 features the masks of the diagonal blocks add
-    # little: code that skips does about 70 % of the non-causal work (75 % if it masks every block it visits),
-    # code that does not skip 100 % or more
-    T, n = 40, 8
+    # 4 x 4 block pairs, 10 of them needed when causal; with 32 features the masks of the diagonal blocks add
+    # little: code that skips does about 73 % of the non-causal work, code that does not skip 100 % or more (107 %
+    # for the catalogue's). Each block pair is traced and replayed: four blocks grade in about 60 % of five's time
+    T, n = 32, 8
     q, k, v = qkv((1, T, 32), T, 32, 250)
     work = {}
     for causal in (False, True):
