@@ -117,3 +117,20 @@ def test_one_mistake_loses_one_check(graded, name, check):
     stage = graded[name].stage(name.split("__")[0])
     failed = [c.name for c in stage.checks if not c.passed]
     assert len(failed) == 1 and failed[0].startswith(check), f"{name} failed {failed}"
+
+
+# A mistake is named in every check whose failure it explains, not only in the first one written for it.
+NAMED_IN = [
+    ("kv_cache__cache_not_used", ["decoding one token at a time", "a prompt of 3 tokens", "decoding with random"]),
+    ("kv_cache__wrong_dim", ["decoding one token at a time", "a prompt of 3 tokens", "decoding with random",
+                             "keeps the input's precision", "float16 and bfloat16"]),
+]
+
+
+@pytest.mark.parametrize("name, checks", NAMED_IN, ids=[n for n, _ in NAMED_IN])
+def test_a_mistake_is_named_wherever_it_explains_the_answer(graded, name, checks):
+    expected = declared_mistake(ROOT / "tests" / "mistakes" / f"{name}.py")
+    stage = graded[name].stage(name.split("__")[0])
+    for start in checks:
+        (verdict,) = [c for c in stage.checks if c.name.startswith(start)]
+        assert not verdict.passed and verdict.mistake == expected, (start, verdict.mistake, verdict.message[:300])

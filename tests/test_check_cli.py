@@ -253,7 +253,9 @@ def test_an_exception_names_the_call_and_the_input_shapes(folder_with, stage, fi
 def test_every_hint_for_pattern_names_a_real_check_or_mistake(course):
     """A ``hint_for`` entry that matches no check name and no known mistake would never be shown."""
     graders = ROOT / "autograder" / "graders"
-    shared = (graders / "attention.py").read_text() + (ROOT / "autograder" / "checks" / "__init__.py").read_text()
+    # the graders' shared modules (where the known mistakes' names are written) and the check helpers
+    shared = "".join(p.read_text() for p in [*sorted(graders.glob("*.py")),
+                                             ROOT / "autograder" / "checks" / "__init__.py"])
     for stage in course.stages:
         text = shared + "".join(p.read_text() for p in [graders / "public" / f"test_{stage.key}.py",
                                                         graders / "hidden" / f"test_{stage.key}.py",

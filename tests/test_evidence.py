@@ -73,6 +73,29 @@ def test_tensors_made_inside_the_call_are_nodes_not_constants():
     assert counts[0] == counts[1]
 
 
+def test_a_log_space_normaliser_replays():
+    """``torch.logaddexp`` (a running log-sum in an online softmax) is pure math: an answer using it replays."""
+    def f(x):
+        m = torch.logaddexp(x[..., :1, :], x[..., 1:2, :])
+        return torch.exp(x - m)
+
+    data, blob = _trace(f, Q)
+    graph = evidence.parse(data, blob)
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
+
+
+def test_the_mT_attribute_replays():
+    """``k.mT`` (the last two dims swapped, a view) is as honest as ``k.transpose(-2, -1)``."""
+    def f(x):
+        return torch.softmax(x @ x.mT, -1) @ x
+
+    data, blob = _trace(f, Q)
+    graph = evidence.parse(data, blob)
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), f(fresh))
+
+
 def test_a_forbidden_op_is_found():
     def f(x):
         return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)

@@ -104,3 +104,17 @@ def test_graders_never_import_the_process_manager():
     assert "autograder.graders.attention" in loaded and "autograder.checks" in loaded  # the walk did import them
     outside = [m for m in loaded if m != "autograder.sandbox" and not m.startswith(GRADER_API)]
     assert not outside, f"graders import {outside}"
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("part, helper", [("public", "expect_precise"), ("hidden", "expect_half")])
+def test_one_precision_check_per_stage(key, part, helper):
+    """Each stage loses a float32-precision answer once, in its public "keeps the input's precision" check
+    (expect_precise), and grades float16 and bfloat16 in one hidden check (expect_half)."""
+    path = GRADERS / part / f"test_{key}.py"
+    if not path.is_file():
+        pytest.skip("missing: reported by test_every_stage_has_a_solution_an_oracle_and_public_and_hidden_graders")
+    tree = ast.parse(path.read_text())
+    using = [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_")
+             and any(isinstance(n, ast.Name) and n.id == helper for n in ast.walk(fn))]
+    assert len(using) == 1, f"{part}/{path.name}: checks calling {helper}: {using} (exactly one expected)"

@@ -2,7 +2,8 @@
 
 Each trivial answer below is the solutions with every function of every stage (and every module's ``forward``)
 replaced by something of the right shape, dtype and device that involves no work: zeros, ones, the input handed
-back, random noise, uniform attention weights. The constructors stay correct, so the only checks such an answer
+back, random noise, uniform attention weights (a plain class's public methods, such as a cache's append, answer
+the same way). The constructors stay correct, so the only checks such an answer
 may pass are the ones marked ``construction=True`` (parameters, buffers, a ValueError). Generated for every stage
 in course.yml, so a new stage is covered as soon as it has graders.
 """
@@ -42,6 +43,10 @@ import torch as _torch
 
 
 def _trivial(ref, args):
+    if isinstance(ref, tuple):  # a pair such as a cache's (keys, values): each part trivial
+        return tuple(_trivial(r, args) for r in ref)
+    if not isinstance(ref, _torch.Tensor):  # None from reset(), a length: nothing computed to replace
+        return ref
     args = [a for a in args if isinstance(a, _torch.Tensor)]
     {body}
 
@@ -54,8 +59,11 @@ def _wrap(fn):
 
 for _name in {names!r}:
     _obj = globals()[_name]
-    if isinstance(_obj, type):
+    if isinstance(_obj, type) and hasattr(_obj, "forward"):
         _obj.forward = _wrap(_obj.forward)
+    elif isinstance(_obj, type):  # a plain class (a cache): every public method
+        for _method in [m for m, f in vars(_obj).items() if callable(f) and not m.startswith("_")]:
+            setattr(_obj, _method, _wrap(getattr(_obj, _method)))
     else:
         globals()[_name] = _wrap(_obj)
 '''

@@ -41,7 +41,9 @@ def kv_step(prefix, x_new, state, n_heads):
 
 
 def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
-    """Chunked decoding written out, with the mask offset or the cache switched off."""
+    """Chunked decoding written out, with the mask offset or the cache switched off. Without the cache a step's
+    keys are its own positions, numbered 0..T_new - 1 by the mask (its columns), while the rows are the new
+    tokens' positions: every new token sees every other one (the catalogue's kv_cache__cache_not_used)."""
     nh = int(n_heads)
     q, k, v = (split_heads(t, nh) for t in project_linear(x, state))
     outs, start = [], 0
@@ -50,7 +52,7 @@ def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
         first = 0 if cached else start
         scores = q[..., start:stop, :] @ k[..., first:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start)
-        cols = torch.arange(first, stop)
+        cols = torch.arange(0, stop - first)
         weights = torch.softmax(scores.masked_fill(cols > rows, float("-inf")), dim=-1)
         outs.append(weights @ v[..., first:stop, :])
         start = stop

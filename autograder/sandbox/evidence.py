@@ -46,7 +46,7 @@ ceil chunk clamp clamp_max clamp_min clip clone contiguous copy cos cosh cumprod
 diagonal div dot dropout einsum embedding empty_like eq erf exp exp2 expand expand_as expm1 eye feature_dropout
 fill flatten flip floor floor_divide fmod full full_like gather ge gelu gt index index_add index_fill index_put
 index_select isfinite isinf isnan layer_norm le lerp lift_fresh_copy linear log log10 log1p log2 log_softmax
-logical_and logical_not logical_or logical_xor logsumexp lt masked_fill masked_scatter matmul max maximum mean
+logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logsumexp lt mH mT masked_fill masked_scatter matmul max maximum mean
 min minimum mm movedim mul mv nan_to_num narrow ne neg new_empty new_full new_ones new_zeros norm ones ones_like
 outer permute pow prod reciprocal relu remainder repeat repeat_interleave reshape resolve_conj resolve_neg roll
 round rsqrt rsub
@@ -57,7 +57,7 @@ _to_copy _unsafe_view __and__ __or__ __xor__
 """.split())
 # calls that are not ATen ops but may appear in an honest graph, and do nothing to values
 NEUTRAL = frozenset({"torch._C._set_grad_enabled"})
-_TARGET = re.compile(r"aten\.([a-z_][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_]*)")
+_TARGET = re.compile(r"aten\.([a-z_][a-zA-Z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_]*)")  # mT: the tensor's .mT
 DTYPES = {name: getattr(torch, name) for name in ("float64", "float32", "float16", "bfloat16", "bool", "int64",
                                                     "int32", "int16", "int8", "uint8")}
 LAYOUTS = {"strided": torch.strided}
@@ -225,7 +225,7 @@ def check_shapes(graph: Graph, inputs: list) -> dict:
 
 # ops whose result shares its input's memory or allocates none of its own: a view of a tensor, or a broadcast
 _NO_NEW_MEMORY = frozenset("""
-alias as_strided broadcast_to broadcast_tensors chunk detach diagonal expand expand_as movedim narrow permute
+alias as_strided broadcast_to broadcast_tensors chunk detach diagonal expand expand_as mH mT movedim narrow permute
 select slice split split_with_sizes squeeze swapaxes t tensor_split transpose unbind unflatten unsqueeze view
 view_as _unsafe_view getitem
 """.split())

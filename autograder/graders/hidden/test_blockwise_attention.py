@@ -6,9 +6,9 @@ missing rescaling shows whatever the seed."""
 import torch
 
 from autograder import oracle
-from autograder.checks import check, expect_close, expect_shape
+from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import explained
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of
 
 STAGE = "blockwise_attention"
@@ -63,3 +63,26 @@ def test_devices(student, rng, device):
                                noncontig=True)
         expect_close(got, sdpa(q, k, v, causal), what=what,
                      mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal))
+
+
+@check("float16 and bfloat16 (CPU): online_softmax and blockwise_attention keep the dtype and stay finite")
+def test_half(student, rng):
+    n = _rand_int(rng, 2, 4)
+    N = _ragged(rng, n)
+    x = randn(rng, 2, N) * 3 + torch.linspace(0, 4, N, dtype=F64)  # the row maximum grows from block to block
+    T = _ragged(rng, n)
+    q, k, v = randn(rng, 2, T, 4), randn(rng, 2, T, 4) * 2, randn(rng, 2, T, 3)
+    for dtype in HALVES:
+        name = str(dtype)[6:]
+        xh = rounded(x, dtype)
+        what = f"online_softmax(x {tuple(x.shape)} {name}, block_size={n})"
+        with explained(student, what):
+            got = student.call("online_softmax", xh, n, cast=dtype)
+        expect_half(got, oracle.expected("online_softmax", xh, n), dtype, what=what,
+                    mistakes=oracle.mistakes("online_softmax", xh, n))
+        qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
+        what = f"blockwise_attention(q, k, v {name} of shapes {shape_of(q, k, v)}, block_size={n}, causal=True)"
+        with explained(student, what):
+            got = student.call("blockwise_attention", qh, kh, vh, n, True, cast=dtype)
+        expect_half(got, sdpa(qh, kh, vh, True), dtype, what=what,
+                    mistakes=oracle.mistakes("blockwise_attention", qh, kh, vh, n, True))

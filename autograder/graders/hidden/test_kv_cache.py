@@ -3,9 +3,9 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import check, expect_close
+from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import new_module, random_linear_weights
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_kv_cache import decode, layers
 
 STAGE = "kv_cache"
@@ -24,7 +24,7 @@ def test_random_decoding(student, rng):
         w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"}
                                   if bias else {"out_proj"})
         handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
-                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})",
+                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
                             dtype=F64)
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
         chunks = [_rand_int(rng, 2, 4)]
@@ -36,3 +36,22 @@ def test_random_decoding(student, rng):
         expect_close(got, oracle.expected("kv_decode", x, tuple(chunks), w, nh),
                      what=what + ", compared with the full causal forward",
                      mistakes=oracle.mistakes("kv_decode", x, tuple(chunks), w, nh))
+
+
+@check("float16 and bfloat16 (CPU): decoding with a cache keeps the dtype and gives the rows of the full forward")
+def test_half(student, rng):
+    nh, d_in, L = 2, 4, 6
+    d_out = nh * _rand_int(rng, 1, 3)
+    w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"})
+    x = randn(rng, 2, L, d_in)
+    chunks = (3, 1, 2)
+    for dtype in HALVES:
+        name = str(dtype)[6:]
+        handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=True, weights=w,
+                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias=True)",
+                            dtype=dtype)
+        wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
+        what = f"decoding x {tuple(x.shape)} {name} in chunks 3, 1, 2"
+        got = decode(student, handle, xh, chunks, student.new("KVCache", L), what, d_out=d_out, cast=dtype)
+        expect_half(got, oracle.expected("kv_decode", xh, chunks, wh, nh), dtype, what=what,
+                    mistakes=oracle.mistakes("kv_decode", xh, chunks, wh, nh))

@@ -6,10 +6,10 @@ one with no real token at all, several heads."""
 import torch
 
 from autograder import oracle
-from autograder.checks import check, expect_close, expect_shape
+from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders import padding as p
 from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
-from autograder.graders.inputs import randn
+from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_padding_and_cross_attention import layers
 
 STAGE = "padding_and_cross_attention"
@@ -145,3 +145,28 @@ def test_dropout_eval(student, rng):
         got = handle(x, ctx, mask, cast=F64)
     expect_close(got, expected, what=what + " (dropout must do nothing)",
                  mistakes=oracle.mistakes("cross_attention", x, ctx, w, 2, mask))
+
+
+@check("float16 and bfloat16 (CPU): hidden keys filled with -inf (not a large number that overflows), no NaN rows")
+def test_half(student, rng):
+    q, k, v = randn(rng, 3, 4, 4) * 1.5, randn(rng, 3, 6, 4) * 1.5, randn(rng, 3, 6, 3)
+    mask = _mask(_lengths(rng, 3, 6), 6)
+    w = random_linear_weights(rng, layers(4, 3, 6), bias={"W_query", "W_key", "W_value", "out_proj"})
+    x, ctx = randn(rng, 3, 5, 4), randn(rng, 3, 6, 3)
+    for dtype in HALVES:
+        name = str(dtype)[6:]
+        qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
+        what = (f"masked_attention(q, k, v {name}, key_padding_mask with lengths {mask.sum(-1).tolist()}, "
+                "causal=True)")
+        with explained(student, what):
+            got = student.call("masked_attention", qh, kh, vh, key_padding_mask=mask, causal=True, cast=dtype)
+        expect_half(got, oracle.expected("masked_attention", qh, kh, vh, mask, True), dtype, what=what,
+                    mistakes=oracle.mistakes("masked_attention", qh, kh, vh, mask, True))
+        handle = new_module(student, "CrossAttention", 4, 3, 6, 2, qkv_bias=True, weights=w, dtype=dtype,
+                            what="CrossAttention(4, 3, 6, n_heads=2, qkv_bias=True)")
+        wh, xh, ch = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype), rounded(ctx, dtype)
+        what = f"CrossAttention(4, 3, 6, n_heads=2) in {name} (x, context {name}, key_padding_mask)"
+        with explained(student, what):
+            got = handle(xh, ch, mask, cast=dtype)
+        expect_half(got, oracle.expected("cross_attention", xh, ch, wh, 2, mask), dtype, what=what,
+                    mistakes=oracle.mistakes("cross_attention", xh, ch, wh, 2, mask))

@@ -9,12 +9,13 @@ from the judge's record of the recorded step: the graph it was traced into, repl
 import torch
 
 from autograder import oracle
-from autograder.checks import as_tensor, check, expect_close, expect_meta, expect_shape, expect_unchanged, fail
+from autograder.checks import (CheckFailed, as_tensor, check, diagnose, expect_close, expect_meta, expect_precise,
+                                 expect_shape, expect_unchanged, fail, tolerance)
 from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained, linear_weights, new_module
 from autograder.graders.inputs import fixed
-from autograder.sandbox.errors import MissingName, StudentCodeError
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
 
 STAGE = "kv_cache"
 F64 = torch.float64
@@ -22,6 +23,9 @@ D_IN, D_OUT, NH, L = 4, 6, 2, 8
 HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias), "
         "self.out_proj = nn.Linear(d_out, d_out) and the mask buffer, as in stage 8")
 X = fixed(2, L, D_IN, seed=301, low=-2, high=2)  # (B, T = context_length, d_in)
+# two appends of 2 positions each, (B, nh, T, hs): hs differs between keys and values
+K1, V1 = fixed(2, NH, 2, 3, seed=310), fixed(2, NH, 2, 4, seed=311)
+K2, V2 = fixed(2, NH, 2, 3, seed=312), fixed(2, NH, 2, 4, seed=313)
 
 
 def layers(d_in, d_out):
@@ -33,7 +37,8 @@ def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302
     w = linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
                        else {"out_proj"}, seed=wseed)
     handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
-                        what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, {L}, qkv_bias={bias})",
+                        what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, "
+                             f"qkv_bias={bias})",
                         hint=HINT, dtype=dtype)
     return handle, w
 
@@ -54,16 +59,42 @@ def length(student, cache, what):
     return n
 
 
-def decode(student, handle, x, chunks, cache, what, d_out=D_OUT):
-    """Feed ``x`` chunk by chunk through ``handle`` with ``cache``; the outputs, concatenated along time."""
+def decode(student, handle, x, chunks, cache, what, d_out=D_OUT, cast=F64):
+    """Feed ``x`` chunk by chunk through ``handle`` with ``cache``; the outputs, concatenated along time. A step
+    after the first that fails (an error, a wrong shape) is explained by the cache when the learner's KVCache,
+    probed on its own, concatenates along the wrong dim."""
     steps: list = []
     for n_new in chunks:
         done = sum(s.shape[-2] for s in steps)
         step = f"{what}: step with x[:, {done}:{done + n_new}]"
-        with explained(student, step):
-            got = handle(x[:, done:done + n_new], cast=F64, cache=cache)
-        steps.append(expect_shape(got, (x.shape[0], n_new, d_out), step).t)
+        try:
+            with explained(student, step):
+                got = handle(x[:, done:done + n_new], cast=cast, cache=cache)
+            steps.append(expect_shape(got, (x.shape[0], n_new, d_out), step).t)
+        except (StudentCodeError, CheckFailed) as exc:
+            if not steps or isinstance(exc, (MissingName, SubmissionLoadError)) or getattr(exc, "mistake", None):
+                raise
+            mistake = cache_mistake(student)
+            if mistake != b.WRONG_CACHE_DIM:
+                raise
+            said = str(exc) if isinstance(exc, CheckFailed) else f"{step}: {exc}"
+            fail(f"{said}\n  the cached keys and values returned by append are (B, nh, T, hs), and "
+                 "time is dim -2: KVCache(...).append on its own gives keys of the wrong shape after two appends"
+                 f"\n  this looks like a known mistake: {mistake}", mistake)
     return torch.cat(steps, dim=-2)
+
+
+def cache_mistake(student) -> str | None:
+    """The known mistake the learner's KVCache shows when two appends are probed on their own (the inputs of
+    test_cache), or None: named only when its answer is the variant's and the variant's is not the right one."""
+    try:
+        cache = student.new("KVCache", 6)
+        cache.method("append", K1, V1, cast=F64)
+        keys, _ = pair(cache.method("append", K2, V2, cast=F64), "append")
+    except Exception:  # noqa: BLE001 - a cache that cannot be probed explains nothing
+        return None
+    return diagnose(keys.t, oracle.mistakes("kv_cache_keys", K1, K2), *tolerance(F64),
+                    expected=oracle.expected("kv_cache_keys", K1, K2))
 
 
 # ───────────────────────────── KVCache ─────────────────────────────
@@ -72,8 +103,7 @@ def decode(student, handle, x, chunks, cache, what, d_out=D_OUT):
 @check("KVCache: append returns every key and value so far (time is dim -2), len() counts them, reset() empties it",
        weight=2)
 def test_cache(student):
-    k1, v1 = fixed(2, NH, 2, 3, seed=310), fixed(2, NH, 2, 4, seed=311)
-    k2, v2 = fixed(2, NH, 2, 3, seed=312), fixed(2, NH, 2, 4, seed=313)
+    k1, v1, k2, v2 = K1, V1, K2, V2
     cache = student.new("KVCache", 6)
     with explained(student, "KVCache(6).append(k, v)"):
         keys, values = pair(cache.method("append", k1, v1, cast=F64), "KVCache(6).append(k (2, 2, 2, 3), v)")
@@ -102,16 +132,13 @@ def test_cache(student):
     expect_close(keys, k2, what="append(k, v) after reset(): keys (only the new ones)")
 
 
-@check("KVCache: ValueError past max_len (filling it exactly is allowed)")
+@check("KVCache: ValueError past max_len (filling it exactly is allowed)", construction=True)
 def test_overflow(student):
     cache = student.new("KVCache", 4)
     k, v = fixed(1, NH, 3, 3, seed=320), fixed(1, NH, 3, 3, seed=321)
-    with explained(student, "KVCache(4): appending 3, then 1 position"):
-        keys, _ = pair(cache.method("append", k, v, cast=F64), "KVCache(4).append(3 positions)")
-        expect_close(keys, k, what="KVCache(4).append(3 positions): keys")
-        keys, _ = pair(cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64),
-                       "KVCache(4).append(1 more position): the cache is now full")
-    expect_close(keys, torch.cat([k, k[..., :1, :]], dim=-2), what="KVCache(4) filled exactly: keys")
+    with explained(student, "KVCache(4): appending 3, then 1 position (filling it exactly)"):
+        cache.method("append", k, v, cast=F64)
+        cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
     try:
         cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
     except MissingName:
@@ -128,13 +155,14 @@ def test_overflow(student):
 # ───────────────────────────── CachedMultiHeadAttention ─────────────────────────────
 
 
-@check("CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)")
+@check("CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)",
+       construction=True)
 def test_structure(student):
     for bias in (False, True):
         info = student.new("CachedMultiHeadAttention", D_IN, D_OUT, NH, L, qkv_bias=bias, seed=123).info
         a.expect_structure(info, linears={"W_query": (D_IN, D_OUT, bias), "W_key": (D_IN, D_OUT, bias),
                                           "W_value": (D_IN, D_OUT, bias), "out_proj": (D_OUT, D_OUT, True)},
-                           what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, {L}, qkv_bias={bias})")
+                           what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})")
 
 
 @check("CachedMultiHeadAttention without a cache equals causal multi-head attention (stage 8), written by hand",
@@ -142,7 +170,7 @@ def test_structure(student):
 def test_no_cache(student):
     for bias in (False, True):
         handle, w = module(student, bias=bias)
-        what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, {L}, qkv_bias={bias})(x (2, {L}, {D_IN}))"
+        what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})(x (2, {L}, {D_IN}))"
         with explained(student, what):
             reply = handle(X, cast=F64, full=True,
                            record=not bias and (lambda x, w=w: oracle.expected("multi_head_attention", x, w, NH)))
@@ -175,7 +203,7 @@ def test_cache_contents(student):
     handle, w = module(student, wseed=350)
     cache = student.new("KVCache", L)
     x = X[:, :5]
-    what = "CachedMultiHeadAttention(...)(x (2, 5, 4), cache=KVCache(8))"
+    what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 5, 4), cache=KVCache({L}))"
     with explained(student, what):
         got = handle(x, cast=F64, cache=cache)
     expect_close(got, oracle.expected("multi_head_attention", x, w, NH), what=what + " (an empty cache)",
@@ -221,7 +249,8 @@ def test_step_cost(student):
     n_ops = {}
     for T_c in (8, 40):
         cache = student.new("KVCache", L48)
-        what = f"CachedMultiHeadAttention(..., {L48}): a step with x (2, 1, 4) after {T_c} cached positions"
+        what = (f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L48}): a step with x (2, 1, 4) "
+                f"after {T_c} cached positions")
         with explained(student, what):
             handle(x[:, :T_c], cast=F64, cache=cache)
             # the cache makes the call stateful: the reference must answer for the fresh inputs itself (a second
@@ -250,8 +279,8 @@ def test_step_cost(student):
              "the queries with all keys in one matrix product, not position by position")
 
 
-@check("reset() starts a new sequence; a forward past the cache's max_len raises ValueError")
-def test_reset_and_overflow(student):
+@check("reset() starts a new sequence at position 0")
+def test_reset(student):
     handle, w = module(student, wseed=370)
     cache = student.new("KVCache", L)
     what = "forward(x (2, 5, 4), cache), cache.reset(), then forward(x[:, :3], cache)"
@@ -260,19 +289,8 @@ def test_reset_and_overflow(student):
         cache.method("reset")
         got = handle(X[:, 5:8], cast=F64, cache=cache)
     expect_close(got, oracle.expected("multi_head_attention", X[:, 5:8], w, NH),
-                 what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0")
-    small = student.new("KVCache", 4)
-    try:
-        handle(X[:, :5], cast=F64, cache=small)
-    except MissingName:
-        raise
-    except StudentCodeError as exc:
-        if exc.error.get("type") == "ValueError":
-            return
-        fail(f"forward(x (2, 5, 4), cache=KVCache(4)) raised {exc.error.get('type')}, expected the cache's "
-             "ValueError", b.NO_OVERFLOW_CHECK)
-    fail("forward(x (2, 5, 4), cache=KVCache(4)) did not raise: 5 positions do not fit in a cache of 4, so "
-         "append must raise ValueError", b.NO_OVERFLOW_CHECK)
+                 what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0",
+                 mistakes=oracle.mistakes("multi_head_attention", X[:, 5:8], w, NH))
 
 
 @check("CachedMultiHeadAttention: input unchanged, non-contiguous input, dtype and device kept, with a cache")
@@ -280,15 +298,27 @@ def test_meta(student, device):
     handle, w = module(student, wseed=380, dtype=torch.float32)
     handle.to(device, torch.float32)
     cache = student.new("KVCache", L)
-    what = f"CachedMultiHeadAttention(...)(x (2, 3, 4) non-contiguous float32 on {device}, cache)"
+    what = (f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 3, 4) non-contiguous "
+            f"float32 on {device}, cache)")
     with explained(student, what):
         reply = handle(X[:, :3], to=device, cast=torch.float32, noncontig=True, cache=cache, full=True,
                        return_inputs=True)
-    expect_unchanged(reply, what)
-    expect_meta(expect_shape(reply["value"], (2, 3, D_OUT), what), dtype=torch.float32, device=device, what=what)
-    expect_close(reply["value"], oracle.expected("multi_head_attention", X[:, :3], w, NH), what=what)
+    expected = oracle.expected("multi_head_attention", X[:, :3], w, NH)
+    expect_unchanged(reply, what, expected)
+    expect_meta(expect_shape(reply["value"], (2, 3, D_OUT), what), dtype=torch.float32, device=device, what=what,
+                expected=expected)
     what = f"then a step with x (2, 1, 4) float32 on {device}"
     with explained(student, what):
         got = handle(X[:, 3:4], to=device, cast=torch.float32, cache=cache)
-    expect_meta(expect_shape(got, (2, 1, D_OUT), what), dtype=torch.float32, device=device, what=what)
-    expect_close(got, oracle.expected("kv_step", X[:, :3], X[:, 3:4], w, NH), what=what)
+    expect_meta(expect_shape(got, (2, 1, D_OUT), what), dtype=torch.float32, device=device, what=what,
+                expected=oracle.expected("kv_step", X[:, :3], X[:, 3:4], w, NH))
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    handle, w = module(student, wseed=390, bias=True)
+    chunks = (3, 1, 1)
+    what = "decoding x (2, 5, 4) float64 in chunks 3, 1, 1 with a cache"
+    got = decode(student, handle, X[:, :5], chunks, student.new("KVCache", L), what)
+    expect_precise(got, oracle.expected("kv_decode", X[:, :5], chunks, w, NH), what=what,
+                   mistakes=oracle.mistakes("kv_decode", X[:, :5], chunks, w, NH))

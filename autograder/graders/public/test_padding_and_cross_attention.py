@@ -9,8 +9,8 @@ reaching a fused attention kernel earns nothing. Fixed inputs only (stored for s
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, diagnose, expect_close, expect_meta, expect_shape, expect_unchanged, fail,
-                                 heatmaps)
+from autograder.checks import (check, diagnose, expect_close, expect_meta, expect_precise, expect_shape,
+                                 expect_unchanged, fail, heatmaps, tolerance)
 from autograder.graders import attention as a
 from autograder.graders import padding as p
 from autograder.graders.attention import (expect_close_by_hand, explained, grads_of, linear_weights, new_module,
@@ -108,8 +108,7 @@ def test_mask_device(student, device):
                      (f"key_padding_mask(lengths on {device}, 4)", {"to": device})):
         with explained(student, what):
             got = student.call("key_padding_mask", lengths(4, 2), 4, **kw)
-        expect_meta(got, device=device, what=what)
-        expect_close(got.t.to(torch.bool).to(F64), expected, what=what)
+        expect_meta(got, device=device, what=what, expected=expected)
 
 
 # ───────────────────────────── masked_attention ─────────────────────────────
@@ -138,12 +137,12 @@ def test_no_visible_key(student):
         reply, what = attention(student, Q, K, V, mask, causal)
         got = expect_shape(reply["value"], (3, 4, 3), what)
         if not bool(torch.isfinite(got.t).all()):
-            mistake = diagnose(got.t, known, 1e-7, 1e-9)
+            mistake = diagnose(got.t, known, *tolerance(F64), expected=expected)
             fail(f"{what}: the output has NaN or inf in the rows of sequence 1, whose keys are all padding. Its "
                  "scores are all -inf, and softmax of such a row is 0 / 0. Find the queries that see no key "
                  "(visible.any(-1)) and give them weights of 0 (for example: fill their scores with 0 before the "
                  "softmax and their weights with 0 after it)."
-                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or p.NAN_ROWS)
+                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
         expect_close(got, expected, what=what + ": sequence 1 has no real key, so its outputs are 0",
                      mistakes=known)
 
@@ -173,9 +172,7 @@ def test_heads(student):
 def test_by_hand(student):
     expected = oracle.expected("masked_attention", Q, K, V, PAD, True)
     reply, what = attention(student, Q, K, V, PAD, True, record=True, cast=torch.float32)
-    require_by_hand(reply, "masked_attention")
-    expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
-                 mistakes=oracle.mistakes("masked_attention", Q, K, V, PAD, True))
+    require_by_hand(reply, what, expected, oracle.mistakes("masked_attention", Q, K, V, PAD, True))
 
 
 @check("masked_attention: inputs unchanged, dtype and device kept")
@@ -183,11 +180,11 @@ def test_attention_meta(student, device):
     expected = oracle.expected("masked_attention", Q, K, V, PAD, True)
     for dtype in (torch.float32,) if device == "mps" else (torch.float32, F64):
         reply, what = attention(student, Q, K, V, PAD, True, to=device, cast=dtype, return_inputs=True)
-        expect_unchanged(reply, "masked_attention")
         what += f" ({str(dtype)[6:]} on {device})"
-        expect_meta(expect_shape(reply["value"], (3, 4, 3), what), dtype=dtype, device=device, what=what)
-        expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
-                     mistakes=oracle.mistakes("masked_attention", Q, K, V, PAD, True))
+        known = oracle.mistakes("masked_attention", Q, K, V, PAD, True)
+        expect_unchanged(reply, what, expected, known)
+        expect_meta(expect_shape(reply["value"], (3, 4, 3), what), dtype=dtype, device=device, what=what,
+                    expected=expected, mistakes=known)
 
 
 # ───────────────────────────── CrossAttention ─────────────────────────────
@@ -212,7 +209,9 @@ CTX = fixed(3, 6, 3, seed=912, low=-2, high=2)  # (B, T_k, d_kv)
 
 
 def cross_values(student, handle, w, nh, x, ctx, mask, *, record=False, expected=None, note=""):
-    what = (f"CrossAttention(..., n_heads={nh})(x {tuple(x.shape)}, context {tuple(ctx.shape)}"
+    d_out = w["W_query.weight"].shape[0]
+    what = (f"CrossAttention({x.shape[-1]}, {ctx.shape[-1]}, {d_out}, n_heads={nh})(x {tuple(x.shape)}, "
+            f"context {tuple(ctx.shape)}"
             f"{', key_padding_mask with lengths ' + str(mask.sum(-1).tolist()) if mask is not None else ''})")
     args = (x, ctx) if mask is None else (x, ctx, mask)
     reference = oracle.expected("cross_attention", x, ctx, w, nh, mask)
@@ -225,7 +224,7 @@ def cross_values(student, handle, w, nh, x, ctx, mask, *, record=False, expected
 
 
 @check("CrossAttention: W_query is nn.Linear(d_q, d_out), W_key and W_value nn.Linear(d_kv, d_out), out_proj "
-       "nn.Linear(d_out, d_out)")
+       "nn.Linear(d_out, d_out)", construction=True)
 def test_structure(student):
     for bias in (False, True):
         info = student.new("CrossAttention", 5, 3, 6, 2, qkv_bias=bias, seed=123).info
@@ -290,9 +289,7 @@ def test_module_by_hand(student):
     with explained(student, what):
         reply = handle(X, CTX, PAD, cast=torch.float32, full=True,
                        record=lambda x, c, m: oracle.expected("cross_attention", x, c, w, 2, m))
-    require_by_hand(reply, "CrossAttention.forward")
-    expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
-                 mistakes=oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
+    require_by_hand(reply, "CrossAttention.forward", expected, oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
 
 
 @check("CrossAttention: gradients reach W_query, W_key, W_value and out_proj and equal the reference")
@@ -316,7 +313,21 @@ def test_module_meta(student, device):
         what = f"CrossAttention(5, 3, 6, 2)(x, context, key_padding_mask) ({str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = handle(X, CTX, PAD, to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, what)
-        expect_meta(expect_shape(reply["value"], (3, 4, 6), what), dtype=dtype, device=device, what=what)
-        expect_close(reply["value"], expected, what=what + " (this check counts only with correct values)",
-                     mistakes=oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
+        known = oracle.mistakes("cross_attention", X, CTX, w, 2, PAD)
+        expect_unchanged(reply, what, expected, known)
+        expect_meta(expect_shape(reply["value"], (3, 4, 6), what), dtype=dtype, device=device, what=what,
+                    expected=expected, mistakes=known)
+
+
+@check("keeps the input's precision (float64 in, float64 accuracy out)")
+def test_precision(student):
+    expected = oracle.expected("masked_attention", Q, K, V, PAD, True)
+    reply, what = attention(student, Q, K, V, PAD, True)
+    expect_precise(reply["value"], expected, what=what + " in float64",
+                   mistakes=oracle.mistakes("masked_attention", Q, K, V, PAD, True))
+    handle, w = module(student, 5, 3, 6, 2, bias=True, wseed=929)
+    what = "CrossAttention(5, 3, 6, n_heads=2, qkv_bias=True) in float64 (x, context float64)"
+    with explained(student, what):
+        got = handle(X, CTX, PAD, cast=F64)
+    expect_precise(got, oracle.expected("cross_attention", X, CTX, w, 2, PAD), what=what,
+                   mistakes=oracle.mistakes("cross_attention", X, CTX, w, 2, PAD))
