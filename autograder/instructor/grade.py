@@ -573,6 +573,8 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
 
         torch.set_num_threads(1)
         from .. import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+        # the meta kernels of the judges' shape passes (torch._check) import it, with sympy: about 0.7 CPU s
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
     finally:
@@ -588,10 +590,6 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
     sandboxes = sandboxes[:len(specs)]
     if not specs:
         _exit_now(q)
-    try:  # the judges' first shape pass on the meta device imports it (about a CPU second), and it writes a
-        import torch._dynamo  # noqa: F401 - cache folder in TMPDIR: only once there is something to grade
-    except Exception:  # noqa: BLE001 - a judge that needs it imports it itself
-        pass
     ctx = mp.get_context("fork")
     for i, spec in enumerate(specs):
         proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),

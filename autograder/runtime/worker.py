@@ -1036,6 +1036,13 @@ def _make_tracer() -> None:
     plain_dispatch = torch._C._DisablePythonDispatcher
 
     class Recorder(ProxyTorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            # torch's documented switch (TorchDispatchMode._should_skip_dynamo): False leaves __torch_dispatch__
+            # unwrapped, so its first call does not import torch._dynamo (about 1.3 s of every sandbox's start)
+            # only to keep a compiler that never runs here out of the recorder
+            return False
+
         def __init__(self, tensors: list, encode):
             TorchDispatchMode.__init__(self, pre_dispatch)
             self._mode_key = proxy_key

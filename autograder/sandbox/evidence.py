@@ -24,9 +24,12 @@ graph written by the learner passes only if it does the same work as the answer,
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from typing import Any, Mapping
+import sys
+import types
+from typing import Any, Iterator, Mapping
 
 import torch
 
@@ -204,13 +207,39 @@ def _resolve(target: str):
 # ───────────────────────────── replaying it ─────────────────────────────
 
 
+@contextlib.contextmanager
+def _no_compiler() -> Iterator[None]:
+    """For the meta-device passes. Most meta kernels are torch's Python references, wrapped in
+    ``torch._disable_dynamo``, whose first call imports ``torch._dynamo`` (about 1.3 CPU s: more than a learner's
+    whole ``check --stage``) only to keep the compiler out of them. The judge never compiles, so while
+    ``torch._dynamo`` is not imported, a stand-in whose ``disable`` returns the function itself takes its place for
+    the pass (the wrapper keeps that answer). Once the real module is imported (a notebook that compiles), it is
+    used as it is."""
+    if "torch._dynamo" in sys.modules:
+        yield
+        return
+    stand_in = types.ModuleType("torch._dynamo")
+    stand_in.disable = lambda fn, recursive=True, wrapping=True: fn  # type: ignore[attr-defined]
+    sys.modules["torch._dynamo"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("torch._dynamo") is stand_in:
+            del sys.modules["torch._dynamo"]
+
+
+def _meta_pass(graph: Graph, ops: dict, inputs: list, sizes: list | None = None) -> None:
+    with _no_compiler():
+        _run(graph, ops, [x.to("meta") for x in inputs], "meta", sizes)
+
+
 def replay(graph: Graph, inputs: list, *, shapes_checked: bool = False):
     """The graph's output for ``inputs`` (CPU tensors), computed here. Shapes are propagated on the meta device
     first (unless ``shapes_checked``: :func:`check_shapes` already did, for inputs of these shapes): a graph whose
     intermediate exceeds the element bounds is refused before anything real runs."""
     ops = _ops(graph, inputs)
     if not shapes_checked:
-        _run(graph, ops, [x.to("meta") for x in inputs], "meta")
+        _meta_pass(graph, ops, inputs)
     return _run(graph, ops, [x.clone() for x in inputs], "cpu")
 
 
@@ -219,7 +248,7 @@ def check_shapes(graph: Graph, inputs: list) -> dict:
     shapes and dtypes of ``inputs``, makes an intermediate beyond the element bounds; nothing real runs. Returns
     :func:`measure`'s figures for those shapes."""
     sizes: list = []
-    _run(graph, _ops(graph, inputs), [x.to("meta") for x in inputs], "meta", sizes)
+    _meta_pass(graph, _ops(graph, inputs), inputs, sizes)
     return measure(sizes)
 
 
