@@ -40,7 +40,7 @@ from pathlib import Path
 
 from .course import Course, load_course
 from .results import StageResult, SubmissionResult
-from .runtime import worker as wire
+from .runtime import wire
 from .sandbox.errors import StudentTimeout
 from .sandbox.host import Limits
 from .sandbox.proxy import LocalStudent, StudentProxy

@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from autograder.sandbox import evidence
-from autograder.runtime import worker as wire
+from autograder.runtime import wire
+from autograder.runtime.executor import Executor
+from autograder.runtime.recorder import _trace_inputs, capture_graph
 from autograder.checks import CheckFailed, expect_close
 from autograder.sandbox.proxy import LocalStudent
 from autograder.sandbox.values import Out
@@ -36,9 +38,9 @@ def _student():
 
 def _trace(fn, *xs):
     blob = wire.Blob()
-    ex = wire.Executor()
-    tensors, args, kwargs = wire._trace_inputs(ex.t, list(xs), {})
-    data = wire.capture_graph(fn, tensors, args, kwargs, lambda v: ex.encode(v, blob))
+    ex = Executor()
+    tensors, args, kwargs = _trace_inputs(ex.t, list(xs), {})
+    data = capture_graph(fn, tensors, args, kwargs, lambda v: ex.encode(v, blob))
     return data, blob.bytes()
 
 
@@ -272,15 +274,15 @@ def test_neither_recorder_nor_shape_pass_imports_the_compiler():
 
     code = """
 import sys, torch
-from autograder.runtime import worker as wire
+from autograder.runtime import executor, recorder, wire, zygote
 from autograder.sandbox import evidence
-wire.warm_up()
+zygote.warm_up()
 def f(x):
     return torch.softmax(x @ x.transpose(-2, -1) / 2.0, dim=-1) @ x
 x = torch.randn(2, 4, 3, dtype=torch.float64)
-ex, blob = wire.Executor(), wire.Blob()
-tensors, args, kwargs = wire._trace_inputs(ex.t, [x], {})
-data = wire.capture_graph(f, tensors, args, kwargs, lambda v: ex.encode(v, blob))
+ex, blob = executor.Executor(), wire.Blob()
+tensors, args, kwargs = recorder._trace_inputs(ex.t, [x], {})
+data = recorder.capture_graph(f, tensors, args, kwargs, lambda v: ex.encode(v, blob))
 g = evidence.parse(data, blob.bytes())
 assert evidence.check_shapes(g, [x])["largest"] == 32
 assert torch.allclose(evidence.replay(g, [x]), f(x))

@@ -61,7 +61,7 @@ def test_the_zip_holds_the_autograder_and_no_solutions(autograder_zip):
         run = zf.read("run_autograder").decode()
         contents = {n: zf.read(n) for n in names}
     for needed in ("setup.sh", "run_autograder", "requirements.txt", "course.yml", "autograder/__main__.py",
-                   "autograder/runtime/worker.py", "autograder/sandbox/host.py", "autograder/runner.py",
+                   "autograder/runtime/worker.py", "autograder/runtime/zygote.py", "autograder/sandbox/host.py", "autograder/runner.py",
                    "autograder/graders/public/test_loop_average.py", "autograder/graders/hidden/test_loop_average.py",
                    "autograder/oracles/loop_average.py"):
         assert needed in names

@@ -137,7 +137,7 @@ def test_release_has_the_student_files(built, course):
         assert "NotImplementedError" in stub and "BEGIN SOLUTION" not in stub
         assert stub.startswith(f"# Stage {s.number}:") and "edit the solution" not in stub
     for name in ("course.yml", "README.md", "Makefile", "pyproject.toml", ".gitignore",
-                 ".github/workflows/classroom.yml", "autograder/cli.py", "autograder/runtime/worker.py",
+                 ".github/workflows/classroom.yml", "autograder/cli.py", "autograder/runtime/worker.py", "autograder/runtime/zygote.py",
                  "autograder/data/snapshot/index.json", "autograder/data/snapshot/arrays.npz"):
         assert (out / name).is_file(), name
     assert built.stages and set(built.stages) <= set(course.keys)

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.runtime import worker as wire
+from autograder.runtime import wire, zygote
 from autograder.sandbox.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
                                StudentTimeout, SubmissionLoadError)
 from autograder.sandbox.proxy import LocalStudent
-from autograder.sandbox.host import SANDBOX_WORKER, Limits, Sandbox, bwrap_command
+from autograder.sandbox.host import RUNTIME_DIR, SANDBOX_RUNTIME, SANDBOX_WORKER, Limits, Sandbox, bwrap_command
 from autograder.sandbox.values import Out
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,8 +59,11 @@ def test_bwrap_command_isolates_and_mounts_nothing_of_the_judge(uid):
     binds = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--ro-bind"]
     for private in (ROOT, ROOT / "solutions", ROOT / "autograder", ROOT / "autograder" / "graders"):
         assert str(private) not in binds
-    assert cmd[cmd.index(SANDBOX_WORKER) - 2] == "--ro-bind"
-    assert cmd[cmd.index("--") + 1:cmd.index("--") + 3] == [sys.executable, "-I"]
+    # of the autograder, only the runtime package (what runs in the sandbox) is mounted
+    where = cmd.index(SANDBOX_RUNTIME)
+    assert cmd[where - 2:where] == ["--ro-bind", str(RUNTIME_DIR)]
+    assert [b for b in binds if b.startswith(str(ROOT / "autograder"))] == [str(RUNTIME_DIR)]
+    assert cmd[cmd.index("--") + 1:cmd.index("--") + 4] == [sys.executable, "-I", SANDBOX_WORKER]
 
 
 def test_wire_codec_does_not_use_the_patchable_json_module(monkeypatch):
@@ -479,7 +482,7 @@ def _uid_processes(uid):
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.stat(f"/proc/{name}").st_uid == uid and wire._alive(int(name)):
+                if os.stat(f"/proc/{name}").st_uid == uid and zygote._alive(int(name)):
                     found.append(int(name))
             except OSError:
                 pass
@@ -796,13 +799,13 @@ def test_what_a_child_leaves_in_its_area_is_read_safely(sb, trick):
 
 def test_read_tail_refuses_links_fifos_and_bounds_the_read(tmp_path):
     (tmp_path / "big").write_bytes(b"x" * 10_000 + b"END")
-    assert wire.read_tail(str(tmp_path), "big") == (b"x" * 10_000 + b"END")[-2000:]
+    assert zygote.read_tail(str(tmp_path), "big") == (b"x" * 10_000 + b"END")[-2000:]
     os.symlink(tmp_path / "big", tmp_path / "link")
     os.symlink("/dev/zero", tmp_path / "zero")
     os.mkfifo(tmp_path / "fifo")
     started = time.monotonic()
     for name in ("link", "zero", "fifo", "missing"):
-        assert wire.read_tail(str(tmp_path), name) == b""
+        assert zygote.read_tail(str(tmp_path), name) == b""
     assert time.monotonic() - started < 1
 
 

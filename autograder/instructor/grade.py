@@ -619,7 +619,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
 
 def _reap_children(patience: float = 5.0) -> None:
     """Collect the sandbox workers this process started (each ends when its judge closes it or dies)."""
-    from ..runtime.worker import _reap
+    from ..runtime.zygote import _reap
 
     deadline = time.monotonic() + patience
     while not _reap() and time.monotonic() < deadline:

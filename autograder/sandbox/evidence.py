@@ -1,7 +1,7 @@
 """The judge's side of the "written by hand" and "vectorised" verdicts: a recorded call's graph, checked and replayed.
 
 A call made with ``record=True`` comes back with the graph of the learner's call as the child traced it
-(:func:`autograder.runtime.worker.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
+(:func:`autograder.runtime.recorder.capture_graph`): ATen ops at the dispatcher's entry, module parameters and buffers as
 constants. Nothing the child says is believed as such: the learner's code ran in that process and may have
 written the graph itself. The judge
 
@@ -92,7 +92,7 @@ class Graph:
 
 def parse(data, blob: bytes) -> Graph:
     """Check the graph's shape, value by value; anything unexpected raises :class:`Unverifiable`."""
-    from ..runtime import worker as wire
+    from ..runtime import wire
 
     if not isinstance(data, dict):
         raise Unverifiable("no graph came back")

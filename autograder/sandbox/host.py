@@ -19,7 +19,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   code runs under the judge's own uid (mapped by bubblewrap's user namespace), and a :class:`SandboxWarning`
   says so.
 - **Nothing of the judge's is visible.** The sandbox's filesystem holds the Python runtime, its packages and a
-  copy of ``worker.py``, all read-only: no repository, graders, oracles, solutions, results folder or other
+  copy of the :mod:`autograder.runtime` package, all read-only: no repository, graders, oracles, solutions, results folder or other
   students' files (if the autograder package itself lies inside a mounted runtime folder, an empty tmpfs covers
   it). ``/tmp`` is a private tmpfs of ``Limits.tmp_mb``, emptied after every child, so nothing one student
   writes reaches the next; ``/`` and ``/dev`` are read-only. The learner's file arrives as a string and is
@@ -44,7 +44,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   sandbox: the zygote sums the private memory of every process the child started, ten times a second, and kills
   them all beyond ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
 - **What the zygote reads from a child's folder** (its output file) is opened without following links, without
-  blocking, only when it is a regular file, and read with a bound (:func:`autograder.runtime.worker.read_tail`).
+  blocking, only when it is a regular file, and read with a bound (:func:`autograder.runtime.zygote.read_tail`).
 - **Only data comes back.** Replies are JSON plus raw array bytes (never pickle), checked against a whitelist of
   dtypes and shapes. Each reply is signed (HMAC) with a key the worker received before the learner's module
   ran, so bytes that learner code writes into the socket are rejected; frames are bounded in size and time, so
@@ -59,7 +59,7 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
 
 - **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
   about how it computed is believed. The child traces the call (the ATen ops it calls, at the dispatcher's
-  PreDispatch key: :func:`autograder.runtime.worker.capture_graph`) and sends the
+  PreDispatch key: :func:`autograder.runtime.recorder.capture_graph`) and sends the
   graph as plain data; the judge (:mod:`autograder.sandbox.evidence`) names the fused attention ops in it, counts its
   operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
   first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
@@ -104,12 +104,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ..runtime import worker as wire
+from ..runtime import wire
+from ..runtime.zygote import _alive
 from .errors import SandboxError, SandboxWarning
 from .proxy import StudentProxy
 
-WORKER_FILE = Path(wire.__file__).resolve()
-SANDBOX_WORKER = "/opt/autograder/runtime/worker.py"
+RUNTIME_DIR = Path(wire.__file__).resolve().parent  # the package that runs in the sandbox, and only it
+SANDBOX_RUNTIME = "/opt/autograder/runtime"  # where the sandbox sees it
+SANDBOX_WORKER = SANDBOX_RUNTIME + "/worker.py"
 UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
 
 
@@ -206,7 +208,7 @@ def _parents(paths: list[str]) -> list[str]:
 
 
 def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
-                  worker: str | Path = WORKER_FILE, uid: int | None = None) -> list[str]:
+                  runtime: str | Path = RUNTIME_DIR, uid: int | None = None) -> list[str]:
     """The bubblewrap command line for the worker (a pure function, so tests can read it).
 
     ``uid`` (a root judge): bubblewrap is started as real root WITHOUT a user namespace (root may create the
@@ -235,7 +237,7 @@ def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
     bound = _runtime_paths()
     # the folders above each mount point are made here, open to every uid (0755), whatever the host's are (an
     # interpreter in root's 0700 home, a clone in a 0700 temporary folder): the host's are never changed
-    for parent in _parents(bound + [SANDBOX_WORKER, "/etc/ld.so.cache"]):
+    for parent in _parents(bound + [SANDBOX_RUNTIME, "/etc/ld.so.cache"]):
         if parent not in ("/usr", "/tmp") and not parent.startswith("/usr/"):
             cmd += ["--perms", "0755", "--dir", parent]
     if os.path.exists("/etc/ld.so.cache"):
@@ -247,7 +249,7 @@ def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
     cmd += ["--proc", "/proc", "--dev", "/dev"]
     for dev in _nvidia_devices():  # CUDA devices, when the machine has them
         cmd += ["--dev-bind", dev, dev]
-    cmd += ["--ro-bind", str(worker), SANDBOX_WORKER, "--remount-ro", "/dev", "--remount-ro", "/",
+    cmd += ["--ro-bind", str(runtime), SANDBOX_RUNTIME, "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", "/tmp", "--",
             python, "-I", SANDBOX_WORKER, "--control-fd", str(control_fd), "--pid-namespace", "--tmp", "/tmp"]
     if uid is not None:
@@ -294,7 +296,7 @@ def _kill_uid(uid: int, patience: float = 10.0) -> None:
         for name in os.listdir("/proc"):
             if name.isdigit():
                 try:
-                    if os.stat(f"/proc/{name}").st_uid != uid or not wire._alive(int(name)):
+                    if os.stat(f"/proc/{name}").st_uid != uid or not _alive(int(name)):
                         continue
                     os.kill(int(name), signal.SIGKILL)
                     found = True
@@ -446,14 +448,17 @@ class Sandbox:
         self.kind, self.uid = kind, uid
         import tempfile
 
-        # the worker runs from a copy in a folder of its own (made here, so its mode is ours to choose), so the
-        # judge's code can stay closed to the sandbox
+        # the worker runs from a read-only copy of the runtime package in a folder of its own (made here, so its
+        # mode is ours to choose), so the judge's code can stay closed to the sandbox
         self.tmp = tempfile.mkdtemp(prefix="autograder-")
-        worker = os.path.join(self.tmp, "worker.py")
-        shutil.copyfile(WORKER_FILE, worker)
-        os.chmod(worker, 0o444)
+        runtime = os.path.join(self.tmp, "runtime")
+        os.mkdir(runtime)
+        for source in sorted(RUNTIME_DIR.glob("*.py")):
+            shutil.copyfile(source, os.path.join(runtime, source.name))
+            os.chmod(os.path.join(runtime, source.name), 0o444)
+        worker = os.path.join(runtime, "worker.py")
         if kind == "bwrap" and bwrap is not None:
-            cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, worker, uid=uid)
+            cmd = bwrap_command(bwrap, fd, sys.executable, self.limits.tmp_mb, runtime, uid=uid)
         else:
             work = os.path.join(self.tmp, "tmp")
             os.mkdir(work, 0o700)

@@ -4,7 +4,7 @@ A request is encoded here (the judge's tensors as array records), sent to the ch
 by field and decoded (:class:`~autograder.sandbox.values.Out` for arrays) before anything reads it; a learner's failure
 becomes one of the exceptions of :mod:`autograder.sandbox.errors`. A recorded call's graph is judged here too
 (:func:`recorded`, through :mod:`autograder.sandbox.evidence`). :class:`LocalStudent` answers the same requests
-in-process (notebooks). The message types are those of :mod:`autograder.runtime.worker`.
+in-process (notebooks). The message types are those of :mod:`autograder.runtime.wire`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, cast
 
-from ..runtime import worker as wire
+from ..runtime import wire
+from ..runtime.executor import Executor
 from .errors import (MissingName, ProtocolViolation, SandboxError, StudentCodeError, StudentCrashed, StudentFailure,
                      StudentTimeout, SubmissionLoadError, learner_error, load_failure)
 from .values import Opaque, Out
@@ -367,7 +368,7 @@ class LocalStudent(StudentProxy):
 
     def __init__(self, namespace: dict, filename: str = "<notebook>"):
         super().__init__(sandbox=None, source="", filename=filename)
-        self.executor = wire.Executor()
+        self.executor = Executor()
         self.executor.use_namespace(namespace, filename)
 
     def _ensure(self) -> None:

@@ -1,0 +1,630 @@
+"""The sandbox's PID 1: imports torch and warms it up once, then forks a fresh child for every stage of every
+submission. A child confines itself (session, limits, IPC namespace, its own uid, no privileges) before any
+learner code runs, serves one stage's requests, and exits; the zygote then kills whatever it left behind and
+empties the sandbox's /tmp."""
+
+from __future__ import annotations
+
+# Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
+# len, sorted, ...) later does not change what the worker's own code calls.
+from builtins import (  # noqa: A004 - shadowing on purpose
+    AttributeError, ChildProcessError, EOFError, IndexError, OSError, PermissionError, RecursionError, TypeError, ValueError,
+    any, bool, bytes, dict, float, frozenset, getattr, int, isinstance,
+    len, list, max, min, open, range, set, sorted, str, tuple,
+)
+
+import _signal
+import os
+import signal
+import socket
+import sys
+import time
+from typing import cast
+
+from .executor import Executor
+from .recorder import _make_tracer, mark_entry_points
+from .torchrefs import capture_torch
+from .wire import (
+    MAGIC_LIMIT, REPLY_JSON_LIMIT, Blob, Exited, Ready, Request, _hmac_digest, _monotonic, _os_exit, _pack_header,
+    _sendall, dumps, encode_array, loads, recv_frame, send_frame,
+)
+
+
+# ───────────────────────────── child process ─────────────────────────────
+
+
+def serve(sock: socket.socket) -> None:
+    """Answer requests on ``sock`` until the judge says goodbye or hangs up (one stage of one submission)."""
+    executor = Executor()
+    key = None
+    while True:
+        try:
+            req, blob = recv_frame(sock)
+        except (EOFError, OSError, ValueError):
+            return
+        if req.get("op") == "bye":
+            return
+        if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
+            key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
+        rid = req.get("id")
+        reply, out = executor.handle(cast(Request, req), blob)  # the judge's (it is not checked here)
+        try:
+            if len(out) > MAGIC_LIMIT:
+                reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
+            reply["id"] = rid
+            try:
+                data = dumps(reply).encode()
+            except (TypeError, ValueError, RecursionError):
+                reply, out = {"ok": False, "id": rid, "error": {"type": "ProtocolError",
+                                                               "message": "the reply could not be encoded"}}, b""
+                data = dumps(reply).encode()
+            if len(data) > REPLY_JSON_LIMIT:
+                data = dumps({"ok": False, "id": rid, "error": {"type": "OutputTooLarge",
+                                                                "message": "the result is too large to return"}}).encode()
+                out = b""
+            frame = _pack_header(len(data), len(out)) + data + out
+            if key:
+                frame += _hmac_digest(key, data + out, "sha256")
+            _sendall(sock, frame)
+        except (OSError, ValueError):
+            return
+
+
+def _apply_limits(limits: dict) -> None:
+    import resource
+
+    def setlim(res, value, slack=0):
+        if value is None:
+            return
+        try:
+            hard = resource.getrlimit(res)[1]
+            soft, new_hard = int(value), int(value) + slack
+            if hard != resource.RLIM_INFINITY:
+                soft, new_hard = min(soft, hard), min(new_hard, hard)
+            resource.setrlimit(res, (soft, new_hard))
+        except (ValueError, OSError):
+            pass
+
+    if limits.get("memory_mb"):
+        # address space = what the warm zygote already maps + the learner's allowance (with CUDA, whose driver
+        # reserves huge address ranges, the data segment is limited instead)
+        if limits.get("cuda"):
+            setlim(resource.RLIMIT_DATA, _status_kb("VmData") * 1024 + int(limits["memory_mb"]) * 1024 * 1024)
+        else:
+            setlim(resource.RLIMIT_AS, _status_kb("VmSize") * 1024 + int(limits["memory_mb"]) * 1024 * 1024)
+    setlim(resource.RLIMIT_CPU, limits.get("cpu_s"), slack=2)  # SIGXCPU first, SIGKILL 2 s later
+    setlim(resource.RLIMIT_FSIZE, limits.get("file_mb", 8) * 1024 * 1024)
+    setlim(resource.RLIMIT_CORE, 0)
+    setlim(resource.RLIMIT_NOFILE, limits.get("files", 256))
+    if limits.get("nproc"):
+        setlim(resource.RLIMIT_NPROC, limits["nproc"])
+
+
+def _status_kb(field: str, pid: str = "self") -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 4 << 20
+
+
+# signals a forked process must not meet at their default action in the zygote: faults (a real one ends it)
+# and SIGCHLD (its children's ends are collected); every other catchable signal is ignored there
+_ZYGOTE_DEFAULT_SIGNALS = frozenset({signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
+                                     signal.SIGSYS, signal.SIGTRAP, signal.SIGABRT})
+_CATCHABLE = tuple(s for s in sorted(_signal.valid_signals()) if s not in (signal.SIGKILL, signal.SIGSTOP))
+
+
+def _ignore_signals() -> None:
+    """In the zygote: no signal that learner code (or anything else) can send ends or interrupts it. Python's
+    own SIGINT handler would raise KeyboardInterrupt in it, which the PID-1 protection does not stop."""
+    for sig in _CATCHABLE:
+        try:
+            signal.signal(sig, signal.SIG_DFL if sig in _ZYGOTE_DEFAULT_SIGNALS else signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
+def _default_signals() -> None:
+    """In a child, before learner code: every signal at its default action (as in a new process), except
+    SIGXFSZ, ignored so that a flood of prints fails the write, not the process."""
+    for sig in _CATCHABLE:
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+_LIBC = None  # libc through ctypes, loaded by the zygote (a child must not load a library of its own)
+_CLONE_NEWIPC = 0x08000000
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+def _libc():
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+def _own_ipc_namespace() -> bool:
+    """A SysV IPC namespace of this process's own (shared memory, semaphores, message queues): nothing another
+    student's process created is visible, nothing this one creates outlives it. Needs CAP_SYS_ADMIN (the
+    zygote's, as root); False where it cannot be had."""
+    import ctypes
+
+    try:
+        return _libc().unshare(_CLONE_NEWIPC) == 0
+    except (OSError, AttributeError, ctypes.ArgumentError):
+        return False
+
+
+def _drop_privileges(uid: int | None) -> None:
+    """Become ``uid`` for good (real, effective and saved ids; no supplementary groups, no capabilities left),
+    then set no-new-privileges; raises when any step did not hold: learner code never runs with more."""
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+            raise PermissionError(f"could not become uid {uid}")
+    if _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise PermissionError("could not set no-new-privileges")
+    if uid is not None:
+        _clear_capabilities()
+
+
+def _clear_capabilities() -> None:
+    """No capability in any set (the inheritable ones bubblewrap gave the zygote included): capset(2) with zeros,
+    which any process may do to itself."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: two 32-bit words each
+    if _libc().capset(header, data) != 0:
+        raise PermissionError("could not clear capabilities")
+
+
+def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bool) -> None:
+    """In the forked child: own session, default signals, private directory, output to a capped file, limits,
+    own IPC namespace, the slot's uid (when the zygote is root), then serve. Nothing of the learner's runs
+    before every one of these steps has held; a step that fails ends the child (the stage fails)."""
+    try:
+        os.setsid()
+        _default_signals()
+        os.makedirs(workdir, mode=0o700, exist_ok=True)
+        if uid is not None:
+            os.chown(workdir, uid, uid)
+        os.chdir(workdir)
+        os.environ["HOME"] = workdir
+        os.environ["TMPDIR"] = workdir
+        fd = os.open(os.path.join(workdir, ".output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        limits = req.get("limits", {})
+        _apply_limits(limits)  # before the uid changes: hard limits the learner's uid can never raise again
+        if ipc and not _own_ipc_namespace():
+            raise PermissionError("no IPC namespace of its own")
+        _drop_privileges(uid)
+        _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
+        import types
+
+        # the worker's own module is no longer importable by name; learner code starts from scratch
+        _KEEP.append(sys.modules.get("__main__"))
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        serve(rpc)
+    finally:
+        _os_exit(0)
+
+
+_KEEP: list = []
+
+
+def _processes(pid_namespace: bool, uid: int | None, me: int) -> list[int]:
+    """Processes the learner may have left behind: everything else in the sandbox's PID namespace; without
+    one, every descendant of the zygote (a child subreaper: double-forked daemons are re-parented to it, not
+    lost) and, with a dedicated ``uid`` (the children's), every process of that uid."""
+    found = []
+    parents = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me or (pid_namespace and int(name) == 1):
+            continue
+        pid = int(name)
+        if pid_namespace:
+            found.append(pid)
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                parents[pid] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            if uid is not None and os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+    if not pid_namespace:
+        mine = {me}
+        grew = True
+        while grew:
+            grew = False
+            for pid, ppid in parents.items():
+                if ppid in mine and pid not in mine:
+                    mine.add(pid)
+                    grew = True
+        found = sorted(set(found) | (mine - {me}))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True unless the process is gone or a zombie (dead, waiting to be collected)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def _kill_all(pids_of, patience: float = 10.0) -> None:
+    """SIGKILL the processes ``pids_of()`` lists until none is alive (a fork loop may race the first pass,
+    and a killed process takes a moment to die). Zombies are left for the caller to collect."""
+    deadline = _monotonic() + patience
+    pause = 0.002
+    while True:
+        pids = [p for p in pids_of() if _alive(p)]
+        if not pids or _monotonic() > deadline:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _reap() -> bool:
+    """Collect exited processes (the zygote is PID 1 of its namespace: orphans become its children). True when
+    no child is left at all."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:
+            return False
+
+
+def _memory_mb(pids: list[int], base_kb: int) -> float:
+    """Private memory the listed processes hold beyond what each inherited from the zygote (statm:
+    resident minus file-backed and shared pages)."""
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                fields = fh.read().split()
+            anon_kb = (int(fields[1]) - int(fields[2])) * page_kb
+        except (OSError, ValueError, IndexError):
+            continue
+        total += max(0, anon_kb - base_kb)
+    return total / 1024
+
+
+def _wipe(path: str) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _runtime_dirs() -> tuple:
+    """Where the runtime (the interpreter, torch, numpy) lives: kept when the sandbox's /tmp is emptied, for a
+    runtime that lies under /tmp and is mounted there read-only."""
+    dirs = {"/usr/", "/lib/", "/lib64/", "/lib32/", "/bin/", "/sbin/", "/opt/", "/etc/"}
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+        dirs.add(os.path.realpath(p).rstrip("/") + "/")
+        dirs.add(p.rstrip("/") + "/")
+    for name in ("torch", "numpy"):
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path:
+            top = os.path.dirname(os.path.dirname(path))
+            dirs.add(top.rstrip("/") + "/")
+            dirs.add(os.path.realpath(top).rstrip("/") + "/")
+    return tuple(sorted(dirs))
+
+
+def _wipe_contents(folder: str, keep: tuple = ()) -> None:
+    """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next. Entries that lead
+    to a path in ``keep`` (the runtime, when it lies under /tmp and is mounted there read-only) stay."""
+    import shutil
+
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for name in entries:
+        path = os.path.join(folder, name)
+        if any(k.startswith(path.rstrip("/") + "/") for k in keep):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def warm_up() -> None:
+    """Touch the kernels grading will use, so each forked child starts hot."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.backends.cuda.matmul.allow_tf32 = False  # graded values must not depend on TF32
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    x = torch.randn(2, 4, 8, requires_grad=True)
+    lin = torch.nn.Linear(8, 8)
+    w = (lin(x) @ x.transpose(-2, -1) / 8 ** 0.5).masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))
+    (torch.softmax(w, -1) @ x).sum().backward()
+    y = torch.nn.Linear(8, 8)(torch.randn(2, 4, 8)).softmax(-1)
+    torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
+    torch.tril(torch.ones(4, 4)).cumsum(0)
+    torch.nn.functional.dropout(x, 0.1)
+    capture_torch()
+    mark_entry_points()
+    _make_tracer()
+    executor = Executor()
+    executor.encode(torch.ones(2, dtype=torch.float16), Blob())
+    _warm_requests()
+
+
+_WARM_SOURCE = """
+import torch
+from torch import nn
+
+
+def f(x):
+    return torch.softmax(x @ x.transpose(-2, -1) / 2.0, dim=-1) @ x
+
+
+class M(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.W_query = nn.Linear(d, d, bias=False)
+        self.register_buffer("mask", torch.ones(4, 4).tril())
+
+    def forward(self, x):
+        t = x.shape[-2]
+        w = (x @ x.transpose(-2, -1)).masked_fill(self.mask[:t, :t] == 0, float("-inf"))
+        return torch.softmax(w, dim=-1) @ self.W_query(x)
+"""
+
+
+def _warm_requests() -> None:
+    """Serve a short session of the requests grading makes (load, a recorded call, a module built, cast and
+    loaded, a call with gradients, its state) over a socket pair, in the zygote itself: the lazily filled
+    caches these paths use (OpenSSL's HMAC method store, JSON, numpy and dispatcher look-ups) are then filled
+    once, here, instead of in every forked child, where the first use wrote to shared pages."""
+    import numpy as np
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        key = bytes(32)
+        x = np.linspace(-1.0, 1.0, 2 * 4 * 3).reshape(2, 4, 3)
+        w = np.eye(3)
+        send_frame(ours, {"op": "load", "source": _WARM_SOURCE, "filename": "/warm.py", "key": key.hex(), "id": 1})
+        blob = Blob()
+        send_frame(ours, {"op": "call", "name": "f", "id": 2, "record": True, "return_inputs": True,
+                          "args": [encode_array(x, "float32", "cpu", blob)], "kwargs": {}}, blob.bytes())
+        blob = Blob()
+        send_frame(ours, {"op": "new", "name": "M", "id": 3, "seed": 123, "module_dtype": "float64",
+                          "args": [3], "kwargs": {},
+                          "weights": {"W_query.weight": encode_array(w, "float64", "cpu", blob)}}, blob.bytes())
+        blob = Blob()
+        send_frame(ours, {"op": "method", "handle": 1, "method": "__call__", "id": 4, "record": True,
+                          "args": [encode_array(x, "float64", "cpu", blob)], "kwargs": {},
+                          "grad": {"upstream": encode_array(np.ones((2, 4, 3)), "float64", "cpu", blob)}},
+                   blob.bytes())
+        send_frame(ours, {"op": "state", "handle": 1, "id": 5})
+        send_frame(ours, {"op": "bye"})
+        serve(theirs)
+        for _ in range(5):
+            recv_frame(ours, key=key, json_limit=REPLY_JSON_LIMIT)
+    finally:
+        ours.close()
+        theirs.close()
+        sys.modules.pop("student_stage", None)
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _set_dumpable(flag: bool) -> None:
+    """PR_SET_DUMPABLE: a non-dumpable zygote cannot be ptraced and its /proc files (memory, fds) are closed
+    to the children, which run under the same uid."""
+    _prctl(4, int(flag))
+
+
+OUTPUT_TAIL = 2000  # bytes of a child's output shown to the learner
+
+
+def read_tail(directory: str, name: str, limit: int = OUTPUT_TAIL) -> bytes:
+    """The last ``limit`` bytes of ``directory/name``, a file in a child's area (which learner code controls):
+    opened without following a link and without blocking (a FIFO), read only when it is a regular file, and
+    never more than ``limit`` bytes (a link to /dev/zero, a sparse giant). Anything else reads as nothing."""
+    import stat
+
+    try:
+        fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        start = max(0, info.st_size - limit)
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.pread(fd, left, start + limit - left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _probe_ipc() -> bool:
+    """Whether a forked child can have a SysV IPC namespace of its own (asked once, by a throwaway fork)."""
+    pid = os.fork()
+    if pid == 0:
+        _os_exit(0 if _own_ipc_namespace() else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int | None = None) -> None:
+    """Serve fork requests from the judge: a fresh child for every stage of every submission.
+
+    The control socket is SOCK_SEQPACKET, so each JSON message is one packet; a fork request carries the
+    child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
+    of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and kills
+    the lot when it is exceeded. After each child, every process the child left behind is killed and the
+    sandbox's /tmp is emptied. ``uid``: the unprivileged uid each child becomes before learner code runs (the
+    zygote itself is then root, inside the sandbox when there is one).
+    """
+    import gc
+    import select
+
+    _ignore_signals()
+    # no cyclic collection while torch is imported and warmed up: the collector would walk its hundreds of
+    # thousands of new objects again and again (about 0.15 CPU s of each worker's start); one collection below,
+    # then the heap is frozen and the collector switched back on for the children
+    gc.disable()
+    warm_up()
+    runtime = _runtime_dirs()
+    _set_dumpable(False)
+    if not pid_namespace:
+        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of the children become ours, so they can be found
+    import resource  # noqa: F401 - loaded here, not in each child's _apply_limits: a child maps no new code
+
+    _libc()
+    ipc = _probe_ipc()
+    gc.collect()
+    gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
+    gc.enable()
+    me = os.getpid()
+    base_kb = _status_kb("RssAnon")
+    hello: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
+                    "pid_namespace": pid_namespace}
+    control.send(dumps(hello).encode())
+    counter = 0
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except OSError:
+            return
+        if not msg:
+            return
+        try:
+            req = loads(msg)
+        except ValueError:
+            req = {}
+        if req.get("op") == "quit":
+            return
+        if req.get("op") != "fork" or not fds:
+            for fd in fds:
+                os.close(fd)
+            continue
+        counter += 1
+        workdir = os.path.join(base_tmp, f"c{counter}")
+        rpc = socket.socket(fileno=fds[0])
+        limits = req.get("limits", {}) or {}
+        budget_mb = float(limits.get("memory_mb") or 0) * 1.25 + 64
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _child(rpc, req, workdir, uid, ipc)
+        rpc.close()
+        pidfd = os.pidfd_open(pid)
+
+        def tree():
+            return _processes(pid_namespace, uid, me)
+
+        killed = why = None
+        while True:
+            ready, _, _ = select.select([pidfd, control], [], [], 0.1 if pid_namespace else 0.25)
+            if pidfd in ready:
+                break
+            if control in ready:
+                try:
+                    kmsg = control.recv(1 << 16)
+                except OSError:
+                    kmsg = b""
+                if not kmsg or b'"kill"' in kmsg:
+                    killed = True
+                    _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+                    if not kmsg:
+                        return
+                continue
+            if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
+                killed, why = True, "memory"
+                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+        _, status = os.waitpid(pid, 0)
+        os.close(pidfd)
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the child's own session: helpers it started
+        except OSError:
+            pass
+        _kill_all(tree)  # whatever the child left behind, detached or not
+        _reap()
+        tail = read_tail(workdir, ".output").decode("utf-8", "replace")
+        _wipe(workdir)
+        _wipe_contents(base_tmp, keep=runtime)
+        info: Exited = {"op": "exited", "killed": bool(killed), "output_tail": tail}
+        if why:
+            info["reason"] = why
+        if os.WIFSIGNALED(status):
+            info["signal"] = os.WTERMSIG(status)
+        else:
+            info["code"] = os.WEXITSTATUS(status)
+        try:
+            control.send(dumps(info).encode())
+        except OSError:  # the judge is gone (SIGPIPE is ignored here: the send fails instead)
+            return
+
+
+def main(argv: list[str]) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--control-fd", type=int, required=True)
+    parser.add_argument("--pid-namespace", action="store_true")
+    parser.add_argument("--uid", type=int, default=None,
+                        help="the unprivileged uid every child becomes before learner code runs (zygote: root)")
+    parser.add_argument("--tmp", default="/tmp")
+    opts = parser.parse_args(argv)
+    control = socket.socket(fileno=opts.control_fd)
+    zygote(control, opts.pid_namespace, opts.tmp, opts.uid)
+    _os_exit(0)  # at once: no interpreter teardown (torch's takes seconds), nothing left to flush
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+
