@@ -33,9 +33,10 @@ demo: setup
 	$(PY) -m autograder check examples/learner || true
 	$(PY) -m autograder --select core grade examples/class --out out/demo-class --timeout 3
 
-# lint (ruff: likely bugs, not style) and types (mypy, lenient) before the tests; config in pyproject.toml
+# lint (ruff: likely bugs), format (ruff format) and types (mypy, lenient) before the tests; config in pyproject.toml
 test: setup
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 	$(PY) -m pytest -q
 

@@ -15,9 +15,11 @@ def missing_dependencies() -> list[str]:
 if __name__ == "__main__":
     missing = missing_dependencies()
     if missing:
-        print(f"autograder: this Python ({sys.executable}) lacks {', '.join(missing)}: run `make setup`, then "
-              "`.venv/bin/python -m autograder ...` (or `pip install -e .` into your own environment)",
-              file=sys.stderr)
+        print(
+            f"autograder: this Python ({sys.executable}) lacks {', '.join(missing)}: run `make setup`, then "
+            "`.venv/bin/python -m autograder ...` (or `pip install -e .` into your own environment)",
+            file=sys.stderr,
+        )
         sys.exit(2)
     from autograder.cli import main
 

@@ -19,8 +19,12 @@ from pathlib import Path
 from .course import CourseError, load_course
 
 # modules that add subcommands (instructor tools); a missing one is skipped
-COMMAND_MODULES = ("autograder.instructor.grade", "autograder.instructor.gradescope",
-                   "autograder.instructor.nbgrader_build", "autograder.instructor.release")
+COMMAND_MODULES = (
+    "autograder.instructor.grade",
+    "autograder.instructor.gradescope",
+    "autograder.instructor.nbgrader_build",
+    "autograder.instructor.release",
+)
 
 
 def course_from_args(args):
@@ -34,15 +38,24 @@ def _course(args):
     return course_from_args(args)
 
 
-def run_check(course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None,
-              ready=None):
+def run_check(
+    course, folder: Path, *, stages=None, devices=None, seed=None, include_hidden=True, sandbox=None, ready=None
+):
     """``seed``: the seed of every checked stage's random inputs, the one a failure prints (random when None);
     ``ready``: called before the first check runs (an :class:`EarlySandbox`'s wait for its worker)."""
     from .runner import grade, submission_from_folder
 
     sub = submission_from_folder(course, folder, student=folder.name or "you")
-    return grade(course, [sub], stages=stages, devices=devices, fixed_seed=seed, include_hidden=include_hidden,
-                 sandbox=sandbox, ready=ready)[0]
+    return grade(
+        course,
+        [sub],
+        stages=stages,
+        devices=devices,
+        fixed_seed=seed,
+        include_hidden=include_hidden,
+        sandbox=sandbox,
+        ready=ready,
+    )[0]
 
 
 class DeviceError(ValueError):
@@ -68,8 +81,7 @@ def check_device(device: str | None) -> list[str] | None:
 
         count = torch.cuda.device_count()
         if int(index) >= count:
-            raise DeviceError(f"--device {device}: this machine has {count} CUDA device(s), cuda:0 to "
-                              f"cuda:{count - 1}")
+            raise DeviceError(f"--device {device}: this machine has {count} CUDA device(s), cuda:0 to cuda:{count - 1}")
     return [device]
 
 
@@ -108,16 +120,23 @@ def cmd_check(args) -> int:
     early = EarlySandbox()
     try:
         devices = check_device(args.device)
-        result = run_check(course, folder, stages=stages, devices=devices, seed=args.seed,
-                           include_hidden=not args.public_only, sandbox=early.sandbox, ready=early.ready)
+        result = run_check(
+            course,
+            folder,
+            stages=stages,
+            devices=devices,
+            seed=args.seed,
+            include_hidden=not args.public_only,
+            sandbox=early.sandbox,
+            ready=early.ready,
+        )
     finally:
         early.close()
     progress.record(course, result.stages)
     if args.json:
         print(json.dumps(check_json(result), indent=2))
     else:
-        print_check(Console(), course, result, progress.hints_shown(course), verbose=args.verbose,
-                    folder=args.folder)
+        print_check(Console(), course, result, progress.hints_shown(course), verbose=args.verbose, folder=args.folder)
     return 0 if all(s.full_marks for s in result.stages) else 1
 
 
@@ -139,8 +158,10 @@ def cmd_hint(args) -> int:
     number, answers = nxt
     progress.mark_shown(course, stage.key, number)
     about = f", for {answers}" if answers is not None else ""
-    print(f"Hint {number}/{len(stage.hints)} for stage {stage.number} ({stage.key}: {stage.title}){about}:\n"
-          f"  {stage.hints[number - 1]}")
+    print(
+        f"Hint {number}/{len(stage.hints)} for stage {stage.number} ({stage.key}: {stage.title}){about}:\n"
+        f"  {stage.hints[number - 1]}"
+    )
     return 0
 
 
@@ -160,8 +181,9 @@ def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> q
 
     def run() -> None:
         try:
-            for batch in watch(folder, watch_filter=lambda _change, path: Path(path).name in files,
-                               recursive=False, stop_event=stop):
+            for batch in watch(
+                folder, watch_filter=lambda _change, path: Path(path).name in files, recursive=False, stop_event=stop
+            ):
                 changes.put(batch)
         finally:
             changes.put(None)
@@ -240,12 +262,16 @@ def cmd_watch(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autograder", description="Self-attention from scratch: check your "
-                                     "progress, get hints, grade a class.")
+    parser = argparse.ArgumentParser(
+        prog="autograder", description="Self-attention from scratch: check your progress, get hints, grade a class."
+    )
     parser.add_argument("--course", default=None, help="path to course.yml (default: the repository's)")
-    parser.add_argument("--select", default=None,
-                        help="the stages to use instead of course.yml's select: a track (core, advanced), all, or "
-                             "stage keys, comma-separated")
+    parser.add_argument(
+        "--select",
+        default=None,
+        help="the stages to use instead of course.yml's select: a track (core, advanced), all, or "
+        "stage keys, comma-separated",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("check", help="check a folder of stage files (default exercises/)")

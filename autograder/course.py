@@ -68,8 +68,7 @@ class Course:
         for s in self.stages:
             if s.key == key or (isinstance(key, str) and key.isdigit() and int(key) == s.number):
                 return s
-        raise KeyError(f"unknown stage {key!r}; stages are: "
-                       f"{', '.join(f'{s.number} {s.key}' for s in self.stages)}")
+        raise KeyError(f"unknown stage {key!r}; stages are: {', '.join(f'{s.number} {s.key}' for s in self.stages)}")
 
     def by_file(self, name: str) -> Stage | None:
         for s in self.stages:
@@ -89,8 +88,9 @@ def _err(path: Path, where: str, problem: str) -> CourseError:
 SELECT_ALL = "all"
 
 
-def load_course(path: str | Path | None = None, *, check_files: bool = True,
-                select: str | list[str] | None = None) -> Course:
+def load_course(
+    path: str | Path | None = None, *, check_files: bool = True, select: str | list[str] | None = None
+) -> Course:
     """Read and validate a course manifest. ``check_files`` also requires each selected stage's file to exist in
     ``solutions/`` or ``exercises/`` beside the manifest. ``select``, when given, replaces the manifest's own
     ``select`` (the command line's ``--select``), with the same meaning and the same errors."""
@@ -123,8 +123,12 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True,
                 raise _err(path, f"{where}.{required}", "missing")
         key = raw["key"]
         if not isinstance(key, str) or not _KEY.fullmatch(key):
-            raise _err(path, f"{where}.key", f"must be an identifier of lowercase letters, digits and '_' "
-                                             f"(it names the oracle and grader modules; got {key!r})")
+            raise _err(
+                path,
+                f"{where}.key",
+                f"must be an identifier of lowercase letters, digits and '_' "
+                f"(it names the oracle and grader modules; got {key!r})",
+            )
         if key in seen_keys:
             raise _err(path, f"{where}.key", f"stage {key!r} appears twice")
         seen_keys.add(key)
@@ -136,8 +140,12 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True,
         seen_files.add(file)
         numbered = re.match(r"(\d+)_", file)
         if numbered and int(numbered.group(1)) != i + 1:
-            raise _err(path, f"{where}.file", f"{file!r} is numbered {int(numbered.group(1))} but is stage {i + 1}: "
-                                              f"a numbered file's prefix must be its position in the course")
+            raise _err(
+                path,
+                f"{where}.file",
+                f"{file!r} is numbered {int(numbered.group(1))} but is stage {i + 1}: "
+                f"a numbered file's prefix must be its position in the course",
+            )
         points = raw["points"]
         if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
             raise _err(path, f"{where}.points", f"must be a positive integer (got {points!r})")
@@ -149,10 +157,15 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True,
             raise _err(path, f"{where}.hints", "must be a non-empty list of strings, gentle first")
         hint_for = raw.get("hint_for", {})
         if not isinstance(hint_for, dict) or not all(
-                isinstance(p, str) and p.strip() and isinstance(n, int) and not isinstance(n, bool)
-                and 1 <= n <= len(hints) for p, n in hint_for.items()):
-            raise _err(path, f"{where}.hint_for", f"must map a known mistake or check name (or part of one) to "
-                                                  f"the number of the hint that answers it, 1 to {len(hints)}")
+            isinstance(p, str) and p.strip() and isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(hints)
+            for p, n in hint_for.items()
+        ):
+            raise _err(
+                path,
+                f"{where}.hint_for",
+                f"must map a known mistake or check name (or part of one) to "
+                f"the number of the hint that answers it, 1 to {len(hints)}",
+            )
         functions = raw.get("functions", [])
         if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
             raise _err(path, f"{where}.functions", "must be a list of names")
@@ -161,12 +174,26 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True,
             raise _err(path, f"{where}.summary", "must be a string")
         track = raw.get("track", "core")
         if not isinstance(track, str) or not _KEY.fullmatch(track) or track in (SELECT_ALL, key):
-            raise _err(path, f"{where}.track", f"must be an identifier other than 'all' and the stage's key, naming "
-                                               f"the track the stage belongs to (got {track!r})")
-        stages.append(Stage(key=key, file=file, title=title.strip(), points=points,
-                            hints=tuple(h.strip() for h in hints), functions=tuple(functions),
-                            summary=summary.strip(), index=i, track=track,
-                            hint_for=tuple((p.strip(), n) for p, n in hint_for.items())))
+            raise _err(
+                path,
+                f"{where}.track",
+                f"must be an identifier other than 'all' and the stage's key, naming "
+                f"the track the stage belongs to (got {track!r})",
+            )
+        stages.append(
+            Stage(
+                key=key,
+                file=file,
+                title=title.strip(),
+                points=points,
+                hints=tuple(h.strip() for h in hints),
+                functions=tuple(functions),
+                summary=summary.strip(),
+                index=i,
+                track=track,
+                hint_for=tuple((p.strip(), n) for p, n in hint_for.items()),
+            )
+        )
     selected = _select(path, select if select is not None else data.get("select", SELECT_ALL), stages)
     for s in selected:
         if check_files and not any((root / d / s.file).is_file() for d in ("solutions", "exercises")):
@@ -175,8 +202,9 @@ def load_course(path: str | Path | None = None, *, check_files: bool = True,
     if not isinstance(course_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", course_id):
         raise _err(path, "course", f"must be an identifier of letters, digits, '-' and '_' (got {course_id!r})")
     title = data.get("title", "Self-attention from scratch")
-    return Course(path=path.resolve(), id=course_id, title=str(title), stages=tuple(selected), root=root,
-                  all_stages=tuple(stages))
+    return Course(
+        path=path.resolve(), id=course_id, title=str(title), stages=tuple(selected), root=root, all_stages=tuple(stages)
+    )
 
 
 def _select(path: Path, select, stages: list[Stage]) -> list[Stage]:
@@ -189,7 +217,11 @@ def _select(path: Path, select, stages: list[Stage]) -> list[Stage]:
     for n, item in enumerate(items):
         if item != SELECT_ALL and item not in tracks and item not in keys:
             where = "select" if isinstance(select, str) else f"select[{n}]"
-            raise _err(path, where, f"{item!r} is neither 'all', a track ({', '.join(sorted(tracks))}) nor a stage "
-                                    f"key ({', '.join(s.key for s in stages)})")
+            raise _err(
+                path,
+                where,
+                f"{item!r} is neither 'all', a track ({', '.join(sorted(tracks))}) nor a stage "
+                f"key ({', '.join(s.key for s in stages)})",
+            )
     chosen = [s for s in stages if SELECT_ALL in items or s.track in items or s.key in items]
     return chosen

@@ -36,8 +36,13 @@ def progress_table(course: Course, result: SubmissionResult) -> Table:
         else:
             passed = sum(c.passed for c in stage.checks)
             status = f"[red]{passed}/{len(stage.checks)} checks pass[/red]"
-        table.add_row(str(number), f"{stage.key}\n[dim]{escape(stage.title)}[/dim]", _bar(stage.score, stage.max_score),
-                      f"{round(stage.score, 2):g}/{stage.max_score:g}", status)
+        table.add_row(
+            str(number),
+            f"{stage.key}\n[dim]{escape(stage.title)}[/dim]",
+            _bar(stage.score, stage.max_score),
+            f"{round(stage.score, 2):g}/{stage.max_score:g}",
+            status,
+        )
     table.caption = f"total {round(result.score, 2):g}/{result.max_score:g}"
     return table
 
@@ -50,8 +55,15 @@ def failure_lines(check: CheckResult) -> list[str]:
     return lines
 
 
-def print_check(console: Console, course: Course, result: SubmissionResult, hints_shown: dict[str, list[int]], *,
-                verbose: bool = False, folder: str = "exercises") -> None:
+def print_check(
+    console: Console,
+    course: Course,
+    result: SubmissionResult,
+    hints_shown: dict[str, list[int]],
+    *,
+    verbose: bool = False,
+    folder: str = "exercises",
+) -> None:
     """The progress table, then for each stage that lost points its first failing check (every one when
     ``verbose``), the latest hint shown and how to get the next, and the command that reproduces random inputs."""
     console.print(progress_table(course, result))
@@ -70,16 +82,18 @@ def print_check(console: Console, course: Course, result: SubmissionResult, hint
             console.print("  " + escape(failures[0].message).replace("\n", "\n  "))
             failures = []
         elif verbose:
-            console.print(f"{head} — {len(failures)} failing checks:" if len(failures) > 1
-                          else f"{head} — failing check:")
+            console.print(
+                f"{head} — {len(failures)} failing checks:" if len(failures) > 1 else f"{head} — failing check:"
+            )
             for failure in failures:
                 console.print(f"  [bold]{escape(failure.name)}[/bold]")
                 for line in failure_lines(failure):
                     console.print("  " + line)
         else:
-            console.print(f"{head} — first failing check: [bold]{escape(failures[0].name)}[/bold]"
-                          + (f" [dim](and {len(failures) - 1} more: -v shows them)[/dim]" if len(failures) > 1
-                             else ""))
+            console.print(
+                f"{head} — first failing check: [bold]{escape(failures[0].name)}[/bold]"
+                + (f" [dim](and {len(failures) - 1} more: -v shows them)[/dim]" if len(failures) > 1 else "")
+            )
             for line in failure_lines(failures[0]):
                 console.print(line)
             failures = failures[:1]
@@ -92,17 +106,24 @@ def print_check(console: Console, course: Course, result: SubmissionResult, hint
             what = f"a hint for {escape(answers)}" if answers is not None else f"hint {number}/{len(spec.hints)}"
             console.print(f"  [dim]stuck? `python -m autograder hint {spec.number}` shows {what}[/dim]")
         if stage.seed is not None and any(f.hidden for f in failures):
-            console.print(f"  [dim](random inputs: `python -m autograder check {escape(folder)} --stage {spec.number} "
-                          f"--seed {stage.seed}` draws them again)[/dim]", soft_wrap=True)
+            console.print(
+                f"  [dim](random inputs: `python -m autograder check {escape(folder)} --stage {spec.number} "
+                f"--seed {stage.seed}` draws them again)[/dim]",
+                soft_wrap=True,
+            )
     done = sum(s.full_marks for s in result.stages)
     if len(result.stages) < len(course.stages):
         names = ", ".join(str(course.stage(s.key).number) for s in result.stages)
         if done == len(result.stages):
-            console.print(f"\n[green bold]Stage {names} {'has' if len(result.stages) == 1 else 'have'} full marks."
-                          "[/green bold] [dim](`check` without --stage checks every stage)[/dim]")
+            console.print(
+                f"\n[green bold]Stage {names} {'has' if len(result.stages) == 1 else 'have'} full marks."
+                "[/green bold] [dim](`check` without --stage checks every stage)[/dim]"
+            )
     elif done == len(result.stages):
         console.print("\n[green bold]Every stage has full marks.[/green bold]")
     if done < len(result.stages):
         nxt_stage = next(s for s in result.stages if not s.full_marks)
-        console.print(f"\n{done}/{len(result.stages)} stages done. Next up: [bold]{nxt_stage.key}[/bold] "
-                      f"({escape(nxt_stage.title)}).")
+        console.print(
+            f"\n{done}/{len(result.stages)} stages done. Next up: [bold]{nxt_stage.key}[/bold] "
+            f"({escape(nxt_stage.title)})."
+        )

@@ -152,14 +152,24 @@ class KernelStudent(LocalStudent):
             expired = True
         if expired:
             self.timed_out = f"{self.timeout:g} s"
-            raise StudentTimeout(f"your code did not finish within {self.timeout:g} s (an endless loop, or a "
-                                 "Python loop over a large tensor?): the check stopped it")
+            raise StudentTimeout(
+                f"your code did not finish within {self.timeout:g} s (an endless loop, or a "
+                "Python loop over a large tensor?): the check stopped it"
+            )
         return reply
 
 
-def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | None = None,
-              course: Course | None = None, student: str | None = None,
-              fixed_seed: int | None = None, timeout: float | None = None) -> StageResult | None:
+def run_stage(
+    key: str,
+    namespace: dict,
+    *,
+    hidden: bool = True,
+    seed: int | None = None,
+    course: Course | None = None,
+    student: str | None = None,
+    fixed_seed: int | None = None,
+    timeout: float | None = None,
+) -> StageResult | None:
     """Grade one stage against the functions in ``namespace``; ``None`` when the stage has no graders.
     ``seed`` is the run's base seed (as ``grade --seed``), ``fixed_seed`` the stage's own (as ``check --seed``);
     ``timeout``: seconds per call into the learner's code (default: the sandbox's ``Limits.call_timeout``)."""
@@ -175,8 +185,15 @@ def run_stage(key: str, namespace: dict, *, hidden: bool = True, seed: int | Non
         return KernelStudent(namespace, f"<notebook: {stage.file}>", limit)
 
     with quiet():
-        result = grade(course, [sub], stages=[key], seed=seed, include_hidden=hidden, open_student=open_student,
-                       fixed_seed=fixed_seed)[0]
+        result = grade(
+            course,
+            [sub],
+            stages=[key],
+            seed=seed,
+            include_hidden=hidden,
+            open_student=open_student,
+            fixed_seed=fixed_seed,
+        )[0]
     return next((s for s in result.stages if s.key == key), None)
 
 
@@ -199,8 +216,10 @@ def show_stage(course: Course, result: StageResult, progress: SubmissionResult |
     parts: list = []
     if progress is not None:
         parts.append(progress_table(course, progress))
-    table = Table(title=f"{stage.number}. {escape(stage.title)}: {round(result.score, 2):g}/{result.max_score:g}",
-                  title_justify="left")
+    table = Table(
+        title=f"{stage.number}. {escape(stage.title)}: {round(result.score, 2):g}/{result.max_score:g}",
+        title_justify="left",
+    )
     table.add_column("")
     table.add_column("check")
     table.add_column("points", justify="right")
@@ -214,8 +233,10 @@ def show_stage(course: Course, result: StageResult, progress: SubmissionResult |
     elif failure is not None:
         lines = []
         if result.status == "not implemented":
-            lines.append("[yellow]Not implemented yet:[/yellow] write the code in the cell above, run it, then run "
-                         "this cell again.")
+            lines.append(
+                "[yellow]Not implemented yet:[/yellow] write the code in the cell above, run it, then run "
+                "this cell again."
+            )
         lines.append(f"First failing check: [bold]{escape(failure.name)}[/bold]")
         lines.extend(failure_lines(failure))
         if failure.hidden and result.seed is not None:
@@ -225,8 +246,16 @@ def show_stage(course: Course, result: StageResult, progress: SubmissionResult |
     Console(highlight=False).print(Group(*parts))
 
 
-def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = False, *, seed: int | None = None,
-                show: bool = True, course: Course | None = None) -> StageResult:
+def check_stage(
+    key: str,
+    namespace: dict,
+    public: bool = True,
+    hidden: bool = False,
+    *,
+    seed: int | None = None,
+    show: bool = True,
+    course: Course | None = None,
+) -> StageResult:
     """Check one stage against the learner's functions in ``namespace`` (pass ``globals()``).
 
     ``public`` / ``hidden`` choose which checks are reported (points are shared over every check that ran).
@@ -243,8 +272,9 @@ def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = F
         seed = secrets.randbits(31)
     result = run_stage(key, namespace, hidden=hidden, fixed_seed=seed, course=course)
     if result is None:
-        result = StageResult(key=key, title=stage.title, max_score=stage.points, status="missing",
-                             note="no checks for this stage yet")
+        result = StageResult(
+            key=key, title=stage.title, max_score=stage.points, status="missing", note="no checks for this stage yet"
+        )
         if show:
             print(f"Stage {stage.number} ({key}) has no automatic checks yet.")
         return result
@@ -253,8 +283,9 @@ def check_stage(key: str, namespace: dict, public: bool = True, hidden: bool = F
     if public:
         progress.record(course, [result])
     if show:
-        show_stage(course, result, progress.progress_result(course, {**progress.load_progress(course),
-                                                                     key: result.to_json()}))
+        show_stage(
+            course, result, progress.progress_result(course, {**progress.load_progress(course), key: result.to_json()})
+        )
     return result
 
 

@@ -40,8 +40,10 @@ def build_registry(modules) -> dict[str, tuple]:
     for mod in modules:
         for name, fn in getattr(mod, "EXPECTED", {}).items():
             if name in owner:
-                raise OracleError(f"oracle {name!r} is defined twice: in {owner[name]} and in {mod.__name__} "
-                                  f"(each reference name must belong to exactly one oracle module)")
+                raise OracleError(
+                    f"oracle {name!r} is defined twice: in {owner[name]} and in {mod.__name__} "
+                    f"(each reference name must belong to exactly one oracle module)"
+                )
             owner[name] = mod.__name__
             reg[name] = (fn, getattr(mod, "MISTAKES", {}).get(name, {}))
     return reg
@@ -52,8 +54,10 @@ def _registry() -> dict[str, tuple]:
     if _REGISTRY is None:
         from . import oracles
 
-        _REGISTRY = build_registry(importlib.import_module(f"{oracles.__name__}.{info.name}")
-                                   for info in pkgutil.iter_modules(oracles.__path__))
+        _REGISTRY = build_registry(
+            importlib.import_module(f"{oracles.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(oracles.__path__)
+        )
     return _REGISTRY
 
 
@@ -78,8 +82,11 @@ def key_of(name: str, args: tuple, kwargs: dict) -> str:
             t = v.detach().to("cpu", torch.float64) if v.is_floating_point() else v.detach().cpu().to(torch.int64)
             h.update(f"T{tuple(t.shape)}".encode())
             # rounded so that the hash does not depend on the last bits of a float computation
-            h.update(torch.round(t * 1e6).to(torch.int64).contiguous().numpy().tobytes()
-                     if t.is_floating_point() else t.contiguous().numpy().tobytes())
+            h.update(
+                torch.round(t * 1e6).to(torch.int64).contiguous().numpy().tobytes()
+                if t.is_floating_point()
+                else t.contiguous().numpy().tobytes()
+            )
         elif isinstance(v, (list, tuple)):
             h.update(b"(")
             for x in v:
@@ -231,11 +238,14 @@ class _LazyMistakes(Mapping):
 
     def _value(self, label):
         if any(t._version != v for t, v in self._versions):
-            raise RuntimeError("a grader changed the inputs of oracle.mistakes() in place before reading a known "
-                               "mistake (a bug in the check: pass a copy)")
+            raise RuntimeError(
+                "a grader changed the inputs of oracle.mistakes() in place before reading a known "
+                "mistake (a bug in the check: pass a copy)"
+            )
         if label not in self._out:
-            self._out[label] = _compute_mistakes({label: self._variants[label]}, self._args,
-                                                 self._kwargs).get(label, _SKIPPED)
+            self._out[label] = _compute_mistakes({label: self._variants[label]}, self._args, self._kwargs).get(
+                label, _SKIPPED
+            )
         return self._out[label]
 
     def __getitem__(self, key):
@@ -302,8 +312,10 @@ class Snapshot:
             raise LookupError(f"no stored expected value for {name} on these inputs (is the release up to date?)")
         if kind == "expected":
             return torch.from_numpy(self.arrays[key].copy())
-        return {label: torch.from_numpy(self.arrays[f"{key}:{i}"].copy())
-                for i, label in enumerate(self.index[key]["labels"])}
+        return {
+            label: torch.from_numpy(self.arrays[f"{key}:{i}"].copy())
+            for i, label in enumerate(self.index[key]["labels"])
+        }
 
     def save(self, folder: Path) -> None:
         import numpy as np

@@ -72,8 +72,11 @@ def progress_result(course: Course, progress: dict[str, dict] | None = None) -> 
                 continue
             except (KeyError, TypeError, ValueError):
                 pass
-        stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, status="missing",
-                                  note="not checked yet"))
+        stages.append(
+            StageResult(
+                key=stage.key, title=stage.title, max_score=stage.points, status="missing", note="not checked yet"
+            )
+        )
     return SubmissionResult(student="your progress", stages=stages)
 
 

@@ -24,9 +24,16 @@ class CheckResult:
     def to_json(self) -> dict:
         # 10 decimals: a stage's score is the sum of its checks' points, read back from this record (a stage
         # of checks worth 10/7 each must add up to 10, not 10.0001)
-        data = {"name": self.name, "passed": self.passed, "points": round(self.points, 10),
-                "max_points": round(self.max_points, 10), "message": self.message, "mistake": self.mistake,
-                "hidden": self.hidden, "device": self.device}
+        data = {
+            "name": self.name,
+            "passed": self.passed,
+            "points": round(self.points, 10),
+            "max_points": round(self.max_points, 10),
+            "message": self.message,
+            "mistake": self.mistake,
+            "hidden": self.hidden,
+            "device": self.device,
+        }
         if self.figures:
             data["figures"] = self.figures
         if self.failure:
@@ -57,9 +64,16 @@ class StageResult:
         return next((c for c in self.checks if not c.passed), None)
 
     def to_json(self) -> dict:
-        return {"key": self.key, "title": self.title, "score": self.score, "max_score": self.max_score,
-                "status": self.status, "seed": self.seed, "note": self.note,
-                "checks": [c.to_json() for c in self.checks]}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": self.status,
+            "seed": self.seed,
+            "note": self.note,
+            "checks": [c.to_json() for c in self.checks],
+        }
 
 
 @dataclass
@@ -81,23 +95,56 @@ class SubmissionResult:
         return next(s for s in self.stages if s.key == key)
 
     def to_json(self) -> dict:
-        return {"student": self.student, "score": self.score, "max_score": self.max_score,
-                "isolation": self.isolation, "fingerprint": self.fingerprint,
-                "stages": [s.to_json() for s in self.stages]}
+        return {
+            "student": self.student,
+            "score": self.score,
+            "max_score": self.max_score,
+            "isolation": self.isolation,
+            "fingerprint": self.fingerprint,
+            "stages": [s.to_json() for s in self.stages],
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> "SubmissionResult":
         stages = []
         for s in data["stages"]:
-            checks = [CheckResult(**{k: c.get(k) for k in ("name", "passed", "points", "max_points", "message",
-                                                             "mistake", "hidden", "device", "figures",
-                                                             "failure")})
-                      for c in s["checks"]]
-            stages.append(StageResult(key=s["key"], title=s.get("title", s["key"]), max_score=s["max_score"],
-                                      checks=checks, seed=s.get("seed"), status=s.get("status", "graded"),
-                                      note=s.get("note", "")))
-        return cls(student=data["student"], stages=stages, isolation=data.get("isolation", ""),
-                   fingerprint=data.get("fingerprint", ""))
+            checks = [
+                CheckResult(
+                    **{
+                        k: c.get(k)
+                        for k in (
+                            "name",
+                            "passed",
+                            "points",
+                            "max_points",
+                            "message",
+                            "mistake",
+                            "hidden",
+                            "device",
+                            "figures",
+                            "failure",
+                        )
+                    }
+                )
+                for c in s["checks"]
+            ]
+            stages.append(
+                StageResult(
+                    key=s["key"],
+                    title=s.get("title", s["key"]),
+                    max_score=s["max_score"],
+                    checks=checks,
+                    seed=s.get("seed"),
+                    status=s.get("status", "graded"),
+                    note=s.get("note", ""),
+                )
+            )
+        return cls(
+            student=data["student"],
+            stages=stages,
+            isolation=data.get("isolation", ""),
+            fingerprint=data.get("fingerprint", ""),
+        )
 
 
 def check_json(result: SubmissionResult) -> dict:
@@ -107,11 +154,25 @@ def check_json(result: SubmissionResult) -> dict:
         "score": result.score,
         "max_score": result.max_score,
         "stages": [
-            {"key": s.key, "title": s.title, "score": s.score, "max_score": s.max_score, "status": s.status,
-             "seed": s.seed,
-             "checks": [{"name": c.name, "passed": c.passed, "points": round(c.points, 4),
-                         "max_points": round(c.max_points, 4), "message": c.message, "mistake": c.mistake}
-                        for c in s.checks]}
+            {
+                "key": s.key,
+                "title": s.title,
+                "score": s.score,
+                "max_score": s.max_score,
+                "status": s.status,
+                "seed": s.seed,
+                "checks": [
+                    {
+                        "name": c.name,
+                        "passed": c.passed,
+                        "points": round(c.points, 4),
+                        "max_points": round(c.max_points, 4),
+                        "message": c.message,
+                        "mistake": c.mistake,
+                    }
+                    for c in s.checks
+                ],
+            }
             for s in result.stages
         ],
     }

@@ -129,10 +129,20 @@ class GraderPlugin:
     """Parametrises the graders over devices, runs them for each submission in turn, and turns pytest reports
     into results."""
 
-    def __init__(self, course: Course, submissions: list[Submission], *, devices: list[str], base_seed: int,
-                 open_student: Callable[[Submission, Stage], object], on_done: Callable | None = None,
-                 isolation: str = "", claim: Callable[[], int | None] | None = None,
-                 ready: Callable[[], bool] | None = None, fixed_seed: int | None = None):
+    def __init__(
+        self,
+        course: Course,
+        submissions: list[Submission],
+        *,
+        devices: list[str],
+        base_seed: int,
+        open_student: Callable[[Submission, Stage], object],
+        on_done: Callable | None = None,
+        isolation: str = "",
+        claim: Callable[[], int | None] | None = None,
+        ready: Callable[[], bool] | None = None,
+        fixed_seed: int | None = None,
+    ):
         self.course = course
         self.fixed_seed = fixed_seed  # every stage's seed, instead of one derived from base_seed
         self.ready = ready  # called once the checks are collected, before the first is run; False: run none
@@ -193,10 +203,15 @@ class GraderPlugin:
     def _begin(self, sub: Submission) -> None:
         """The empty result of a submission about to be graded (its checks fill it in)."""
         self.results[sub.student] = SubmissionResult(
-            student=sub.student, isolation=self.isolation, fingerprint=sub.fingerprint(),
-            stages=[StageResult(key=s.key, title=s.title, max_score=s.points,
-                                seed=self.seed_of(sub.student, s.key))
-                    for s in self.course.stages if s.key in self._per_stage])
+            student=sub.student,
+            isolation=self.isolation,
+            fingerprint=sub.fingerprint(),
+            stages=[
+                StageResult(key=s.key, title=s.title, max_score=s.points, seed=self.seed_of(sub.student, s.key))
+                for s in self.course.stages
+                if s.key in self._per_stage
+            ],
+        )
         self._pending[sub.student] = self._n_items
         for key, n in self._per_stage.items():
             self._remaining[(sub.student, key)] = n
@@ -291,10 +306,19 @@ class GraderPlugin:
         come from ``call.excinfo`` itself, so pytest's failure formatting (it re-parses the grader's source for
         every traceback entry: most of the judge's time when many checks fail) is never needed."""
         if item.nodeid not in self._checks:  # ours for the teardown too: pytest's own report would compute
-            return None                      # the item's location (a stat and path arithmetic) per check
+            return None  # the item's location (a stat and path arithmetic) per check
         outcome, longrepr = self._outcome(call)
-        report = pytest.TestReport(item.nodeid, ("", None, item.nodeid), {}, outcome, longrepr, call.when,
-                                   duration=call.duration, start=call.start, stop=call.stop)
+        report = pytest.TestReport(
+            item.nodeid,
+            ("", None, item.nodeid),
+            {},
+            outcome,
+            longrepr,
+            call.when,
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
+        )
         if report.when == "call" or (report.when == "setup" and report.failed):
             self._record(item, call, outcome)
         return report
@@ -312,14 +336,26 @@ class GraderPlugin:
             exc = call.excinfo.value if call.excinfo is not None else None
             message, mistake, kind = self._explain(exc, stage)
             figures = getattr(exc, "figures", None)
-            failure = "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) \
-                else None
+            failure = (
+                "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) else None
+            )
             if getattr(exc, "forfeit", False):
                 self._forfeits.add((student, stage_key))
         result = self.results[student].stage(stage_key)
-        result.checks.append(CheckResult(name=name, passed=passed, points=points if passed else 0.0,
-                                         max_points=points, message=message, mistake=mistake, hidden=hidden,
-                                         device=device, figures=figures, failure=failure))
+        result.checks.append(
+            CheckResult(
+                name=name,
+                passed=passed,
+                points=points if passed else 0.0,
+                max_points=points,
+                message=message,
+                mistake=mistake,
+                hidden=hidden,
+                device=device,
+                figures=figures,
+                failure=failure,
+            )
+        )
         if kind == "missing":
             result.status, result.note = "missing", message
         elif kind == "not implemented" and result.status != "error":
@@ -353,8 +389,7 @@ class GraderPlugin:
                 for c in stage.checks:
                     if c.passed:
                         c.passed, c.points = False, 0.0
-                        c.message = ("no credit: this stage uses a forbidden shortcut "
-                                     "(see the 'written by hand' check)")
+                        c.message = "no credit: this stage uses a forbidden shortcut (see the 'written by hand' check)"
         if self.on_done is not None:
             self.on_done(result)
 
@@ -373,23 +408,80 @@ def _pytest_args(files: list[Path], capture: str = "sys") -> list[str]:
     The skipping plugin is never loaded: graders use no skip or xfail marks (``pytest.skip()`` itself still
     works: :meth:`GraderPlugin.pytest_runtest_makereport` reports it), and it looked for them in every check.
     Together: about 5 ms less per submission of pytest's own work."""
-    return [str(f) for f in files] + [
-        "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:stepwise", "-p", "no:logging",
-        "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:nose", "-p", "no:skipping",
-        # graders use only student/device/rng/seed: the per-test work of these plugins is pure overhead (~10%)
-        "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler", "-p", "no:tmpdir",
-        "-p", "no:monkeypatch", "-p", "no:recwarn", "-p", "no:setuponly", "-p", "no:setupplan",
-        "-p", "no:python_path", "-p", "no:debugging",
-        "--noconftest", "--import-mode=importlib", "-c", os.devnull, f"--rootdir={GRADERS}",
-        "-o", "python_files=test_*.py", "-o", "addopts=",
-    ] + (["-p", "no:capture"] if capture == "no" else [f"--capture={capture}"])
+    return (
+        [str(f) for f in files]
+        + [
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:terminal",
+            "-p",
+            "no:warnings",
+            "-p",
+            "no:stepwise",
+            "-p",
+            "no:logging",
+            "-p",
+            "no:doctest",
+            "-p",
+            "no:pastebin",
+            "-p",
+            "no:junitxml",
+            "-p",
+            "no:nose",
+            "-p",
+            "no:skipping",
+            # graders use only student/device/rng/seed: the per-test work of these plugins is pure overhead (~10%)
+            "-p",
+            "no:unraisableexception",
+            "-p",
+            "no:threadexception",
+            "-p",
+            "no:faulthandler",
+            "-p",
+            "no:tmpdir",
+            "-p",
+            "no:monkeypatch",
+            "-p",
+            "no:recwarn",
+            "-p",
+            "no:setuponly",
+            "-p",
+            "no:setupplan",
+            "-p",
+            "no:python_path",
+            "-p",
+            "no:debugging",
+            "--noconftest",
+            "--import-mode=importlib",
+            "-c",
+            os.devnull,
+            f"--rootdir={GRADERS}",
+            "-o",
+            "python_files=test_*.py",
+            "-o",
+            "addopts=",
+        ]
+        + (["-p", "no:capture"] if capture == "no" else [f"--capture={capture}"])
+    )
 
 
-def grade(course: Course, submissions: list[Submission], *, stages: list[str] | None = None,
-          devices: list[str] | None = None, seed: int | None = None, include_hidden: bool = True,
-          limits: Limits | None = None, on_done: Callable | None = None, sandbox: Sandbox | None = None,
-          open_student: Callable | None = None, claim: Callable[[], int | None] | None = None,
-          ready: Callable[[], bool] | None = None, fixed_seed: int | None = None) -> list[SubmissionResult]:
+def grade(
+    course: Course,
+    submissions: list[Submission],
+    *,
+    stages: list[str] | None = None,
+    devices: list[str] | None = None,
+    seed: int | None = None,
+    include_hidden: bool = True,
+    limits: Limits | None = None,
+    on_done: Callable | None = None,
+    sandbox: Sandbox | None = None,
+    open_student: Callable | None = None,
+    claim: Callable[[], int | None] | None = None,
+    ready: Callable[[], bool] | None = None,
+    fixed_seed: int | None = None,
+) -> list[SubmissionResult]:
     """Grade ``submissions`` and return their results in the same order (with ``claim``, a function shared
     with other judges that returns the index of the next submission to grade or None: only those this process
     claimed).
@@ -429,13 +521,24 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
             plugin.isolation = sandbox.isolation  # known for sure once the worker is up
         return True
 
-    plugin = GraderPlugin(course, submissions, devices=devices, base_seed=base_seed, open_student=open_student,
-                          on_done=on_done, isolation=isolation, claim=claim,
-                          ready=when_ready if ready is not None else None, fixed_seed=fixed_seed)
+    plugin = GraderPlugin(
+        course,
+        submissions,
+        devices=devices,
+        base_seed=base_seed,
+        open_student=open_student,
+        on_done=on_done,
+        isolation=isolation,
+        claim=claim,
+        ready=when_ready if ready is not None else None,
+        fixed_seed=fixed_seed,
+    )
     files = grader_files(course, stages, include_hidden)
     if not files:  # nothing to run (pytest given no file would collect the current folder's tests instead)
-        results = [SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
-                   for s in claimed(submissions, claim)]
+        results = [
+            SubmissionResult(student=s.student, stages=[], isolation=isolation, fingerprint=s.fingerprint())
+            for s in claimed(submissions, claim)
+        ]
         for result in results:
             if on_done is not None:
                 on_done(result)
@@ -454,8 +557,7 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
                 # without output capture, a warning raised while checking (torch's, say) would reach the
                 # terminal; with capture, as before, nobody saw it either
                 warnings.simplefilter("ignore")
-            code = pytest.main(_pytest_args(files, capture="sys" if in_process else "no"),
-                               plugins=[plugin, fixtures])
+            code = pytest.main(_pytest_args(files, capture="sys" if in_process else "no"), plugins=[plugin, fixtures])
     finally:
         torch.set_num_threads(threads)
         if old is None:
@@ -465,6 +567,8 @@ def grade(course: Course, submissions: list[Submission], *, stages: list[str] | 
         if own_sandbox is not None:
             own_sandbox.close()
     if plugin.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
-        raise RuntimeError("the graders could not be collected (a bug in the course, not in your code):\n"
-                           + "\n".join(plugin.collect_errors))
+        raise RuntimeError(
+            "the graders could not be collected (a bug in the course, not in your code):\n"
+            + "\n".join(plugin.collect_errors)
+        )
     return [plugin.results[s.student] for s in submissions if s.student in plugin.results]

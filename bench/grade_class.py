@@ -100,9 +100,25 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_grade(class_dir: Path, out: Path, jobs: int, seed: int, course_file: Path) -> tuple[float, float, dict[str, str]]:
-    cmd = [sys.executable, "-m", "autograder", "--course", str(course_file), "grade", str(class_dir), "--out", str(out), "--jobs", str(jobs),
-           "--seed", str(seed), "--quiet"]
+def run_grade(
+    class_dir: Path, out: Path, jobs: int, seed: int, course_file: Path
+) -> tuple[float, float, dict[str, str]]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "--course",
+        str(course_file),
+        "grade",
+        str(class_dir),
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+        "--seed",
+        str(seed),
+        "--quiet",
+    ]
     t, c = time.perf_counter(), children_cpu()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - t, children_cpu() - c
@@ -113,10 +129,22 @@ def run_grade(class_dir: Path, out: Path, jobs: int, seed: int, course_file: Pat
     return wall, cpu, totals
 
 
-def run_baseline(class_dir: Path, students: list[str], jobs: int, seed: int,
-                 course_file: Path) -> tuple[float, float, dict[str, str]]:
+def run_baseline(
+    class_dir: Path, students: list[str], jobs: int, seed: int, course_file: Path
+) -> tuple[float, float, dict[str, str]]:
     def one(student: str) -> tuple[str, str]:
-        cmd = [sys.executable, "-m", "autograder", "--course", str(course_file), "check", str(class_dir / student), "--json", "--seed", str(seed)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--course",
+            str(course_file),
+            "check",
+            str(class_dir / student),
+            "--json",
+            "--seed",
+            str(seed),
+        ]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if proc.returncode not in (0, 1):
             sys.exit(f"check failed for {student} ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -140,9 +168,11 @@ def machine() -> str:
         pass
     import torch
 
-    return (f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, torch {torch.__version__}, bubblewrap "
-            f"{'yes' if shutil.which('bwrap') else 'no'}")
+    return (
+        f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, torch {torch.__version__}, bubblewrap "
+        f"{'yes' if shutil.which('bwrap') else 'no'}"
+    )
 
 
 def main(argv=None) -> int:
@@ -164,8 +194,10 @@ def main(argv=None) -> int:
     course_file = course_copy(work / "course", args.select)
     kinds = make_class(class_dir, args.n, args.seed, course_file)
     honest = sum(k == "honest" for k in kinds.values())
-    print(f"class: {args.n} full submissions ({honest} honest, {args.n - honest} with 1-3 buggy or unfinished "
-          f"stages) in {class_dir}")
+    print(
+        f"class: {args.n} full submissions ({honest} honest, {args.n - honest} with 1-3 buggy or unfinished "
+        f"stages) in {class_dir}"
+    )
     from autograder.course import load_course
     from autograder.runner import grader_files
 
@@ -176,32 +208,51 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()[0]
     wall, cpu, totals = run_grade(class_dir, out, args.jobs, args.seed, course_file)
     per = wall / args.n
-    print(f"grade:    {wall:7.2f} s for {args.n} submissions = {per:.3f} s per submission "
-          f"(--jobs {args.jobs}, start-up included); CPU {cpu / args.n:.3f} s per submission")
+    print(
+        f"grade:    {wall:7.2f} s for {args.n} submissions = {per:.3f} s per submission "
+        f"(--jobs {args.jobs}, start-up included); CPU {cpu / args.n:.3f} s per submission"
+    )
 
     rnd = random.Random(args.seed + 1)
     sample = sorted(rnd.sample(sorted(kinds), k=min(args.sample, args.n)))
     b_wall, b_cpu, b_totals = run_baseline(class_dir, sample, args.jobs, args.seed, course_file)
     b_per = b_wall / len(sample)
-    print(f"baseline: {b_wall:7.2f} s for a sample of {len(sample)} = {b_per:.3f} s per submission "
-          f"(one `autograder check --json` process each, {args.jobs} at a time; x{args.n} extrapolated: "
-          f"{b_per * args.n:.0f} s); CPU {b_cpu / len(sample):.3f} s per submission")
+    print(
+        f"baseline: {b_wall:7.2f} s for a sample of {len(sample)} = {b_per:.3f} s per submission "
+        f"(one `autograder check --json` process each, {args.jobs} at a time; x{args.n} extrapolated: "
+        f"{b_per * args.n:.0f} s); CPU {b_cpu / len(sample):.3f} s per submission"
+    )
     load_after = os.getloadavg()[0]
     print(f"ratio:    {b_per / per:.1f}x faster (wall clock), {b_cpu / len(sample) / (cpu / args.n):.1f}x less CPU")
-    print(f"load:     1-minute load average {load_before:.1f} before, {load_after:.1f} after "
-          f"({os.cpu_count()} cores; above that, other processes shared the CPUs)")
-    mismatched = {s: (totals.get(s), b_totals[s]) for s in sample
-                  if totals.get(s) is None or abs(float(totals[s]) - float(b_totals[s])) > 0.011}
+    print(
+        f"load:     1-minute load average {load_before:.1f} before, {load_after:.1f} after "
+        f"({os.cpu_count()} cores; above that, other processes shared the CPUs)"
+    )
+    mismatched = {
+        s: (totals.get(s), b_totals[s])
+        for s in sample
+        if totals.get(s) is None or abs(float(totals[s]) - float(b_totals[s])) > 0.011
+    }
     if mismatched:
         print(f"MISMATCH between grade and check totals: {mismatched}")
-    figures = {"n": args.n, "jobs": args.jobs, "grade_wall_s": round(wall, 3), "grade_s_per_submission": round(per, 4),
-               "baseline_sample": len(sample), "baseline_wall_s": round(b_wall, 3),
-               "baseline_s_per_submission": round(b_per, 4), "ratio": round(b_per / per, 2),
-               "grade_cpu_s_per_submission": round(cpu / args.n, 4),
-               "baseline_cpu_s_per_submission": round(b_cpu / len(sample), 4),
-               "load_average": [round(load_before, 2), round(load_after, 2)],
-               "select": args.select, "stages_graded": graded_stages, "machine": machine(),
-               "date": time.strftime("%Y-%m-%d %H:%M %Z"), "mismatches": mismatched}
+    figures = {
+        "n": args.n,
+        "jobs": args.jobs,
+        "grade_wall_s": round(wall, 3),
+        "grade_s_per_submission": round(per, 4),
+        "baseline_sample": len(sample),
+        "baseline_wall_s": round(b_wall, 3),
+        "baseline_s_per_submission": round(b_per, 4),
+        "ratio": round(b_per / per, 2),
+        "grade_cpu_s_per_submission": round(cpu / args.n, 4),
+        "baseline_cpu_s_per_submission": round(b_cpu / len(sample), 4),
+        "load_average": [round(load_before, 2), round(load_after, 2)],
+        "select": args.select,
+        "stages_graded": graded_stages,
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "mismatches": mismatched,
+    }
     print(f"machine:  {figures['machine']}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

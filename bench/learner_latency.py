@@ -60,8 +60,14 @@ def watch_latency(code: Path, stage_file: str, saves: int, work: Path) -> tuple[
     alternated, ``saves`` times each."""
     folder = work / "watched"
     shutil.copytree(ROOT / "solutions", folder)
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "watch", str(folder)], env=env_for(code),
-                            cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "watch", str(folder)],
+        env=env_for(code),
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: queue.Queue = queue.Queue()
 
     def read() -> None:
@@ -136,9 +142,11 @@ def main() -> None:
     med_torch = statistics.median(torch_s)
     figures: dict = {
         "machine": f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, Python "
-                   f"{platform.python_version()}",
-        "stage": stage.key, "load": [round(load_before[0], 2), round(load_after[0], 2)],
-        "import_torch_s": [round(t, 3) for t in torch_s], "median_import_torch_s": round(med_torch, 3),
+        f"{platform.python_version()}",
+        "stage": stage.key,
+        "load": [round(load_before[0], 2), round(load_after[0], 2)],
+        "import_torch_s": [round(t, 3) for t in torch_s],
+        "median_import_torch_s": round(med_torch, 3),
         "code": {},
     }
     rows = []
@@ -146,17 +154,24 @@ def main() -> None:
         med_check = statistics.median(check_s[code])
         one, every = watch_s.get(code, ([], []))
         figures["code"][str(code)] = {
-            "check_s": [round(t, 3) for t in check_s[code]], "median_check_s": round(med_check, 3),
+            "check_s": [round(t, 3) for t in check_s[code]],
+            "median_check_s": round(med_check, 3),
             "check_over_torch": round(med_check / med_torch, 2),
-            "watch_s": [round(t, 3) for t in one], "watch_every_stage_s": [round(t, 3) for t in every],
+            "watch_s": [round(t, 3) for t in one],
+            "watch_every_stage_s": [round(t, 3) for t in every],
             "median_watch_s": round(statistics.median(one), 3) if one else None,
             "median_watch_every_stage_s": round(statistics.median(every), 3) if every else None,
         }
-        rows.append(f"| {time.strftime('%H:%M', time.gmtime())} | {code} | {stage.key} | {med_torch:.2f} | "
-                    f"{med_check:.2f} | **{med_check / med_torch:.2f}×** | "
-                    + (f"{statistics.median(one):.2f} (max {max(one):.2f}) | {statistics.median(every):.2f}"
-                       if one else "– | –")
-                    + f" | {load_before[0]:.1f} → {load_after[0]:.1f} |")
+        rows.append(
+            f"| {time.strftime('%H:%M', time.gmtime())} | {code} | {stage.key} | {med_torch:.2f} | "
+            f"{med_check:.2f} | **{med_check / med_torch:.2f}×** | "
+            + (
+                f"{statistics.median(one):.2f} (max {max(one):.2f}) | {statistics.median(every):.2f}"
+                if one
+                else "– | –"
+            )
+            + f" | {load_before[0]:.1f} → {load_after[0]:.1f} |"
+        )
     print(json.dumps(figures, indent=2))
     print()
     print("\n".join(rows))

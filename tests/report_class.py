@@ -9,10 +9,23 @@ import random
 from autograder.instructor.report import Graded
 from autograder.results import CheckResult, StageResult, SubmissionResult
 
-CHECKS = ["values", "shape and dtype", "input unchanged", "written by hand", "gradients", "random inputs",
-          "batched inputs", "float64 inputs"]
-MISTAKES = ["softmax over the wrong dim", "upper instead of lower triangle", "scaled by sqrt(T)",
-            "mask applied after softmax", "missing out_proj"]
+CHECKS = [
+    "values",
+    "shape and dtype",
+    "input unchanged",
+    "written by hand",
+    "gradients",
+    "random inputs",
+    "batched inputs",
+    "float64 inputs",
+]
+MISTAKES = [
+    "softmax over the wrong dim",
+    "upper instead of lower triangle",
+    "scaled by sqrt(T)",
+    "mask applied after softmax",
+    "missing out_proj",
+]
 
 
 def weights(T: int, shift: int = 0) -> list[list[float]]:
@@ -37,8 +50,11 @@ def make_class(course, n: int, seed: int = 0) -> list[Graded]:
             status, note = "graded", ""
             if rng.random() < 0.04 + 0.03 * stage.index * (1 - skill):
                 status = rng.choice(["missing", "not implemented", "error"])
-                note = {"missing": f"file missing: {stage.file}", "not implemented": "still the stub",
-                        "error": f"{stage.file} does not import: NameError: name 'torhc' is not defined"}[status]
+                note = {
+                    "missing": f"file missing: {stage.file}",
+                    "not implemented": "still the stub",
+                    "error": f"{stage.file} does not import: NameError: name 'torhc' is not defined",
+                }[status]
             checks = []
             for i, name in enumerate(names):
                 hidden = i >= len(names) - 2
@@ -46,20 +62,46 @@ def make_class(course, n: int, seed: int = 0) -> list[Graded]:
                 mistake = message = None
                 figures = None
                 if not passed:
-                    message = note or (f"{stage.key}(x) with x of shape (2, 6, 4): values differ from the "
-                                       f"reference (9 of 48 values differ; max abs error 0.{rng.randint(1, 99)})")
+                    message = note or (
+                        f"{stage.key}(x) with x of shape (2, 6, 4): values differ from the "
+                        f"reference (9 of 48 values differ; max abs error 0.{rng.randint(1, 99)})"
+                    )
                     if status == "graded" and rng.random() < 0.5:
                         mistake = MISTAKES[(stage.index + i) % len(MISTAKES)]
                     if status == "graded" and name == "values":
-                        figures = {"heatmaps": [{"title": f"{stage.key}: attention weights, T = 6",
-                                                 "expected": weights(6), "got": weights(6, 1)}]}
-                checks.append(CheckResult(name=name, passed=passed, points=share if passed else 0.0,
-                                          max_points=share, message=message or "", mistake=mistake,
-                                          hidden=hidden, figures=figures))
-            stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, checks=checks,
-                                      seed=1000 + s * 17 + stage.index, status=status, note=note))
-        out.append(Graded(SubmissionResult(student=f"student{s:04d}", stages=stages,
-                                           isolation="bubblewrap (own uid)")))
+                        figures = {
+                            "heatmaps": [
+                                {
+                                    "title": f"{stage.key}: attention weights, T = 6",
+                                    "expected": weights(6),
+                                    "got": weights(6, 1),
+                                }
+                            ]
+                        }
+                checks.append(
+                    CheckResult(
+                        name=name,
+                        passed=passed,
+                        points=share if passed else 0.0,
+                        max_points=share,
+                        message=message or "",
+                        mistake=mistake,
+                        hidden=hidden,
+                        figures=figures,
+                    )
+                )
+            stages.append(
+                StageResult(
+                    key=stage.key,
+                    title=stage.title,
+                    max_score=stage.points,
+                    checks=checks,
+                    seed=1000 + s * 17 + stage.index,
+                    status=status,
+                    note=note,
+                )
+            )
+        out.append(Graded(SubmissionResult(student=f"student{s:04d}", stages=stages, isolation="bubblewrap (own uid)")))
     return out
 
 
@@ -81,8 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     course = load_course(root / "course.yml")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    page = render_report(course, make_class(course, args.students),
-                         meta={"seed": 1, "isolation": "generated results (nothing was graded)", "devices": "cpu"})
+    page = render_report(
+        course,
+        make_class(course, args.students),
+        meta={"seed": 1, "isolation": "generated results (nothing was graded)", "devices": "cpu"},
+    )
     (out / "report.html").write_text(page, encoding="utf-8")
     print(f"{out / 'report.html'}: {args.students} generated students, {len(page.encode()) // 1024} KiB")
     return 0

@@ -89,8 +89,11 @@ LUCKY_DRAWS = [
 ]
 
 
-@pytest.mark.parametrize("name, check, seed, students", LUCKY_DRAWS,
-                         ids=[f"{n}-{c.split(':')[0].split()[0]}-{seed}" for n, c, seed, _ in LUCKY_DRAWS])
+@pytest.mark.parametrize(
+    "name, check, seed, students",
+    LUCKY_DRAWS,
+    ids=[f"{n}-{c.split(':')[0].split()[0]}-{seed}" for n, c, seed, _ in LUCKY_DRAWS],
+)
 def test_a_hidden_check_catches_its_mistake_whatever_the_seed(course, sandbox, name, check, seed, students):
     stage = course.stage(name.split("__")[0])
     source = mistake_source(ROOT / "tests" / "mistakes" / f"{name}.py", ROOT)
@@ -122,8 +125,16 @@ def test_one_mistake_loses_one_check(graded, name, check):
 # A mistake is named in every check whose failure it explains, not only in the first one written for it.
 NAMED_IN = [
     ("kv_cache__cache_not_used", ["decoding one token at a time", "a prompt of 3 tokens", "decoding with random"]),
-    ("kv_cache__wrong_dim", ["decoding one token at a time", "a prompt of 3 tokens", "decoding with random",
-                             "keeps the input's precision", "float16 and bfloat16"]),
+    (
+        "kv_cache__wrong_dim",
+        [
+            "decoding one token at a time",
+            "a prompt of 3 tokens",
+            "decoding with random",
+            "keeps the input's precision",
+            "float16 and bfloat16",
+        ],
+    ),
 ]
 
 

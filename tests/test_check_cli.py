@@ -23,8 +23,9 @@ def autograder(*args, cwd=ROOT, state=None):
     if state is None:
         state = Path(tempfile.mkdtemp(prefix="ag-state-")) if Path(cwd) == ROOT else Path(cwd) / ".autograder"
     env = dict(os.environ, AUTOGRADER_STATE=str(state))
-    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd, timeout=600, env=env
+    )
 
 
 @pytest.fixture(scope="module")
@@ -227,40 +228,56 @@ def test_check_and_the_notebooks_share_one_progress_store(folder_with, tmp_path,
 
 
 def test_a_missing_function_is_not_reported_as_raised(folder_with):
-    folder = folder_with({"02_tril_average.py": "import torch\n\n\ndef causal_mean_weights(T, *, device=None, "
-                          "dtype=None):\n    w = torch.ones(T, T, device=device, dtype=dtype).tril()\n"
-                          "    return w / w.sum(-1, keepdim=True)\n"})
+    folder = folder_with(
+        {
+            "02_tril_average.py": "import torch\n\n\ndef causal_mean_weights(T, *, device=None, "
+            "dtype=None):\n    w = torch.ones(T, T, device=device, dtype=dtype).tril()\n"
+            "    return w / w.sum(-1, keepdim=True)\n"
+        }
+    )
     data = json.loads(autograder("check", str(folder), "--stage", "2", "--json", "--public-only").stdout)
     messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
     assert messages and any("causal_mean_matmul is not defined in your file" in m for m in messages), messages
     assert not [m for m in messages if "raised MissingName" in m], messages
 
 
-@pytest.mark.parametrize("stage, file, function", [("2", "02_tril_average.py", "causal_mean_matmul"),
-                                                     ("4", "04_dot_product_attention.py", "context_vectors")])
+@pytest.mark.parametrize(
+    "stage, file, function",
+    [("2", "02_tril_average.py", "causal_mean_matmul"), ("4", "04_dot_product_attention.py", "context_vectors")],
+)
 def test_an_exception_names_the_call_and_the_input_shapes(folder_with, stage, file, function):
-    source = (ROOT / "solutions" / file).read_text().replace(
-        f"def {function}(x", f"def {function}(x, *_):\n    raise RuntimeError('boom')\n\n\ndef _unused(x")
+    source = (
+        (ROOT / "solutions" / file)
+        .read_text()
+        .replace(f"def {function}(x", f"def {function}(x, *_):\n    raise RuntimeError('boom')\n\n\ndef _unused(x")
+    )
     folder = folder_with({file: source})
     data = json.loads(autograder("check", str(folder), "--stage", stage, "--json", "--public-only").stdout)
     messages = [c["message"] for c in data["stages"][0]["checks"] if not c["passed"]]
     assert messages
     for message in messages:
-        assert re.match(rf"{function}\(<tensor \([0-9, ]+\) float(32|64)[^>]*>\): your code raised RuntimeError: boom",
-                        message), message
+        assert re.match(
+            rf"{function}\(<tensor \([0-9, ]+\) float(32|64)[^>]*>\): your code raised RuntimeError: boom", message
+        ), message
 
 
 def test_every_hint_for_pattern_names_a_real_check_or_mistake(course):
     """A ``hint_for`` entry that matches no check name and no known mistake would never be shown."""
     graders = ROOT / "autograder" / "graders"
     # the graders' shared modules (where the known mistakes' names are written) and the check helpers
-    shared = "".join(p.read_text() for p in [*sorted(graders.glob("*.py")),
-                                             ROOT / "autograder" / "checks" / "__init__.py"])
+    shared = "".join(
+        p.read_text() for p in [*sorted(graders.glob("*.py")), ROOT / "autograder" / "checks" / "__init__.py"]
+    )
     for stage in course.stages:
-        text = shared + "".join(p.read_text() for p in [graders / "public" / f"test_{stage.key}.py",
-                                                        graders / "hidden" / f"test_{stage.key}.py",
-                                                        ROOT / "autograder" / "oracles" / f"{stage.key}.py"]
-                                if p.is_file())
+        text = shared + "".join(
+            p.read_text()
+            for p in [
+                graders / "public" / f"test_{stage.key}.py",
+                graders / "hidden" / f"test_{stage.key}.py",
+                ROOT / "autograder" / "oracles" / f"{stage.key}.py",
+            ]
+            if p.is_file()
+        )
         for pattern, number in stage.hint_for:
             assert pattern.lower() in text.lower(), (stage.key, pattern)
             assert 1 <= number <= len(stage.hints)
@@ -290,8 +307,9 @@ def test_a_device_not_present_is_a_clear_error_before_grading(device, tmp_path):
 
 def test_a_python_without_the_dependencies_is_told_how_to_set_up():
     """``-S``: no site-packages, so neither torch nor rich is importable (the package itself is, from cwd)."""
-    proc = subprocess.run([sys.executable, "-S", "-m", "autograder", "check"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-m", "autograder", "check"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     (line,) = proc.stderr.strip().splitlines()
@@ -312,8 +330,9 @@ def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
     def fake_run_check(course_, folder, *, stages=None, **kwargs):
         calls.append(stages)
         keys = stages or course.keys
-        return SubmissionResult(student="you", stages=[
-            StageResult(key=k, title=k, max_score=1, note=f"run {len(calls)}") for k in keys])
+        return SubmissionResult(
+            student="you", stages=[StageResult(key=k, title=k, max_score=1, note=f"run {len(calls)}") for k in keys]
+        )
 
     class NoSandbox:
         sandbox = None
@@ -328,22 +347,28 @@ def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
 
     def fake_watch(folder, watch_filter, **kwargs):  # runs in watch's thread: checked below
         saved = str(tmp_path / "02_tril_average.py")
-        watched.update(folder=Path(folder), saved=watch_filter(watchfiles.Change.modified, saved),
-                       other=watch_filter(watchfiles.Change.modified, str(tmp_path / "notes.txt")))
+        watched.update(
+            folder=Path(folder),
+            saved=watch_filter(watchfiles.Change.modified, saved),
+            other=watch_filter(watchfiles.Change.modified, str(tmp_path / "notes.txt")),
+        )
         yield {(watchfiles.Change.modified, saved)}
 
     shown = []
     monkeypatch.setattr(cli, "run_check", fake_run_check)
     monkeypatch.setattr(cli, "EarlySandbox", NoSandbox)
     monkeypatch.setattr(watchfiles, "watch", fake_watch)
-    monkeypatch.setattr("autograder.display.print_check",
-                        lambda console, course_, result, hints, **kw: shown.append({s.key: s.note for s in result.stages}))
+    monkeypatch.setattr(
+        "autograder.display.print_check",
+        lambda console, course_, result, hints, **kw: shown.append({s.key: s.note for s in result.stages}),
+    )
     assert cli.main(["watch", str(tmp_path)]) == 0
     assert watched == {"folder": tmp_path, "saved": True, "other": False}
     assert calls == [None, ["tril_average"]]
     assert shown[-1]["tril_average"] == "run 2"
     assert {k: v for k, v in shown[-1].items() if k != "tril_average"} == {
-        k: "run 1" for k in course.keys if k != "tril_average"}
+        k: "run 1" for k in course.keys if k != "tril_average"
+    }
 
 
 def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
@@ -355,9 +380,14 @@ def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
     folder.mkdir()
     stub = folder / "01_loop_average.py"
     shutil.copy(ROOT / "exercises" / "01_loop_average.py", stub)
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "watch", str(folder)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "watch", str(folder)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
     screens: queue.Queue = queue.Queue()
 
     def read():
@@ -400,8 +430,11 @@ def test_a_notebook_check_cell_stops_an_endless_loop_once_per_stage(course):
     messages = [c.message for c in result.checks]
     assert not any(c.passed for c in result.checks) and result.score == 0
     assert sum(m.startswith("your code did not finish within 1 s") for m in messages) == 1, messages
-    assert all(m.startswith("skipped: an earlier check of this stage did not finish in time") for m in messages
-               if not m.startswith("your code did not finish")), messages
+    assert all(
+        m.startswith("skipped: an earlier check of this stage did not finish in time")
+        for m in messages
+        if not m.startswith("your code did not finish")
+    ), messages
 
 
 def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
@@ -428,8 +461,9 @@ def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
                 time.sleep(5)
             except KeyboardInterrupt:
                 pass
-        return SubmissionResult(student="you", stages=[
-            StageResult(key=k, title=k, max_score=1) for k in stages or course.keys])
+        return SubmissionResult(
+            student="you", stages=[StageResult(key=k, title=k, max_score=1) for k in stages or course.keys]
+        )
 
     class NoSandbox:
         sandbox = None

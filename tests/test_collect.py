@@ -9,18 +9,37 @@ from pathlib import Path
 
 import pytest
 
-from autograder.instructor.collect import (Collected, collect_class, collect_student, notebook_cells, read_capped,
-                                slice_notebook, ReadError)
+from autograder.instructor.collect import (
+    Collected,
+    collect_class,
+    collect_student,
+    notebook_cells,
+    read_capped,
+    slice_notebook,
+    ReadError,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOL = ROOT / "solutions"
 
 
 def notebook(cells: list[tuple[str, str]], nbformat: int = 4) -> str:
-    return json.dumps({"nbformat": nbformat, "nbformat_minor": 5, "metadata": {},
-                       "cells": [{"cell_type": kind, "metadata": {}, "source": src.splitlines(keepends=True),
-                                  **({"outputs": [], "execution_count": None} if kind == "code" else {})}
-                                 for kind, src in cells]})
+    return json.dumps(
+        {
+            "nbformat": nbformat,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [
+                {
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": src.splitlines(keepends=True),
+                    **({"outputs": [], "execution_count": None} if kind == "code" else {}),
+                }
+                for kind, src in cells
+            ],
+        }
+    )
 
 
 def solution_body(file: str) -> str:
@@ -99,14 +118,23 @@ NB_CELLS = [
     ("code", "%matplotlib inline\nimport torch\nimport matplotlib.pyplot as plt\nfrom torch import nn"),
     ("code", "x = load_data('train.txt')  # only works on my laptop"),
     ("code", "def load_data(path):\n    return open(path).read()"),
-    ("code", "def causal_mean_loop(x):\n    B, T, C = x.shape\n    out = torch.zeros_like(x)\n"
-             "    for b in range(B):\n        for t in range(T):\n            out[b, t] = x[b, :t + 1].mean(0)\n"
-             "    return out\nprint(causal_mean_loop(x))"),
-    ("code", "# stage: tril_average\ndef _lower(T, device=None, dtype=None):\n"
-             "    return torch.tril(torch.ones(T, T, device=device, dtype=dtype))"),
-    ("code", "def causal_mean_weights(T, *, device=None, dtype=None):\n    w = _lower(T, device, dtype)\n"
-             "    return w / w.sum(-1, keepdim=True)\n\ndef causal_mean_matmul(x):\n"
-             "    return causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype) @ x"),
+    (
+        "code",
+        "def causal_mean_loop(x):\n    B, T, C = x.shape\n    out = torch.zeros_like(x)\n"
+        "    for b in range(B):\n        for t in range(T):\n            out[b, t] = x[b, :t + 1].mean(0)\n"
+        "    return out\nprint(causal_mean_loop(x))",
+    ),
+    (
+        "code",
+        "# stage: tril_average\ndef _lower(T, device=None, dtype=None):\n"
+        "    return torch.tril(torch.ones(T, T, device=device, dtype=dtype))",
+    ),
+    (
+        "code",
+        "def causal_mean_weights(T, *, device=None, dtype=None):\n    w = _lower(T, device, dtype)\n"
+        "    return w / w.sum(-1, keepdim=True)\n\ndef causal_mean_matmul(x):\n"
+        "    return causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype) @ x",
+    ),
     ("code", "plt.imshow(causal_mean_weights(5))\ncausal_mean_weights?\n!nvidia-smi"),
     ("code", "def causal_mask(T, *, device=None):\n    return torch.ones(T, T, dtype=torch.bool).tril(\n"),  # broken
     ("code", "from autograder.inprocess import nbgrader_public\nnbgrader_public('loop_average')"),
@@ -135,15 +163,19 @@ def test_a_notebook_is_sliced_into_runnable_stage_sources(course):
 
 
 def test_the_last_definition_wins_and_later_patches_come_along(course):
-    cells = ["import torch",
-             "def causal_mean_loop(x):\n    raise NotImplementedError",
-             "def causal_mean_loop(x):\n    return x.cumsum(-2) / torch.arange(1, x.shape[-2] + 1).unsqueeze(-1)"]
+    cells = [
+        "import torch",
+        "def causal_mean_loop(x):\n    raise NotImplementedError",
+        "def causal_mean_loop(x):\n    return x.cumsum(-2) / torch.arange(1, x.shape[-2] + 1).unsqueeze(-1)",
+    ]
     source, _ = slice_notebook(cells, [course.stage("loop_average")], "nb.ipynb")["loop_average"]
     assert "NotImplementedError" not in source
-    cells = ["import torch\nfrom torch import nn",
-             "class SelfAttentionParams(nn.Module):\n    pass",
-             "def _forward(self, x):\n    return x",
-             "SelfAttentionParams.forward = _forward"]
+    cells = [
+        "import torch\nfrom torch import nn",
+        "class SelfAttentionParams(nn.Module):\n    pass",
+        "def _forward(self, x):\n    return x",
+        "SelfAttentionParams.forward = _forward",
+    ]
     source, _ = slice_notebook(cells, [course.stage("self_attention")], "nb.ipynb")["self_attention"]
     assert run_source(source)["SelfAttentionParams"].forward.__name__ == "_forward"
 
@@ -183,9 +215,15 @@ def test_per_stage_notebooks_and_nbgrader_layout(tmp_path, course):
         folder = cls / "submitted" / student / "attention"
         folder.mkdir(parents=True)
         (folder / "timestamp.txt").write_text("2026-01-01 10:00:00")
-        (folder / "01_loop_average.ipynb").write_text(notebook([
-            ("markdown", "## Stage 1"), ("code", solution_body("01_loop_average.py")),
-            ("code", "from autograder.inprocess import nbgrader_public\nnbgrader_public('loop_average')")]))
+        (folder / "01_loop_average.ipynb").write_text(
+            notebook(
+                [
+                    ("markdown", "## Stage 1"),
+                    ("code", solution_body("01_loop_average.py")),
+                    ("code", "from autograder.inprocess import nbgrader_public\nnbgrader_public('loop_average')"),
+                ]
+            )
+        )
     (cls / "submitted" / "hal" / "attention" / "02_tril_average.ipynb").write_text("not json")
     (cls / "gradebook.db").write_text("")
     listing = collect_class(course, cls)

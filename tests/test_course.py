@@ -34,22 +34,25 @@ def test_the_course_loads_in_manifest_order(course):
     assert course.max_score == sum(s.points for s in course.stages)
 
 
-@pytest.mark.parametrize("mutate, where, words", [
-    (lambda d: d["stages"][2].pop("points"), "stages[2].points", "missing"),
-    (lambda d: d["stages"][0].update(points=-3), "stages[0].points", "positive integer"),
-    (lambda d: d["stages"][0].update(points="ten"), "stages[0].points", "positive integer"),
-    (lambda d: d["stages"][1].update(key="attention soup"), "stages[1].key", "must be an identifier"),
-    (lambda d: d["stages"][1].update(key="../x"), "stages[1].key", "must be an identifier"),
-    (lambda d: d["stages"][1].update(key=7), "stages[1].key", "must be an identifier"),
-    (lambda d: d["stages"][1].update(file=d["stages"][0]["file"]), "stages[1].file", "used by two stages"),
-    (lambda d: d["stages"][3].update(file="04_missing.py"), "stages[3].file", "exists in neither"),
-    (lambda d: d["stages"][3].update(file="../../etc/passwd"), "stages[3].file", "plain .py file name"),
-    (lambda d: d["stages"][4].update(hints=[]), "stages[4].hints", "non-empty list"),
-    (lambda d: d["stages"][4].pop("title"), "stages[4].title", "missing"),
-    (lambda d: d["stages"].insert(1, dict(d["stages"][0])), "stages[1].key", "appears twice"),
-    (lambda d: d["stages"].insert(0, d["stages"].pop(1)), "stages[0].file", "is numbered 2 but is stage 1"),
-    (lambda d: d.update(stages=[]), "stages", "missing or empty"),
-])
+@pytest.mark.parametrize(
+    "mutate, where, words",
+    [
+        (lambda d: d["stages"][2].pop("points"), "stages[2].points", "missing"),
+        (lambda d: d["stages"][0].update(points=-3), "stages[0].points", "positive integer"),
+        (lambda d: d["stages"][0].update(points="ten"), "stages[0].points", "positive integer"),
+        (lambda d: d["stages"][1].update(key="attention soup"), "stages[1].key", "must be an identifier"),
+        (lambda d: d["stages"][1].update(key="../x"), "stages[1].key", "must be an identifier"),
+        (lambda d: d["stages"][1].update(key=7), "stages[1].key", "must be an identifier"),
+        (lambda d: d["stages"][1].update(file=d["stages"][0]["file"]), "stages[1].file", "used by two stages"),
+        (lambda d: d["stages"][3].update(file="04_missing.py"), "stages[3].file", "exists in neither"),
+        (lambda d: d["stages"][3].update(file="../../etc/passwd"), "stages[3].file", "plain .py file name"),
+        (lambda d: d["stages"][4].update(hints=[]), "stages[4].hints", "non-empty list"),
+        (lambda d: d["stages"][4].pop("title"), "stages[4].title", "missing"),
+        (lambda d: d["stages"].insert(1, dict(d["stages"][0])), "stages[1].key", "appears twice"),
+        (lambda d: d["stages"].insert(0, d["stages"].pop(1)), "stages[0].file", "is numbered 2 but is stage 1"),
+        (lambda d: d.update(stages=[]), "stages", "missing or empty"),
+    ],
+)
 def test_malformed_course_names_file_and_field(tmp_path, mutate, where, words):
     data = good()
     mutate(data)
@@ -73,8 +76,12 @@ def test_cli_reports_course_errors_without_a_traceback(tmp_path):
     data = good()
     data["stages"][0]["points"] = 0
     path = write(tmp_path, data)
-    proc = subprocess.run([sys.executable, "-m", "autograder", "--course", str(path), "check", str(ROOT / "solutions")],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "--course", str(path), "check", str(ROOT / "solutions")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2
     assert "course.yml: stages[0].points: must be a positive integer" in proc.stderr
     assert "Traceback" not in proc.stderr

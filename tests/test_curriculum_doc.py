@@ -12,9 +12,13 @@ DOC = ROOT / "CURRICULUM.md"
 def test_curriculum_names_every_stage_file_and_public_name(course):
     text = DOC.read_text(encoding="utf-8")
     quoted = set(re.findall(r"`([^`]+)`", text))
-    missing = [f"stage {s.key!r}: {what} {name!r}" for s in course.stages
-               for what, names in (("key", [s.key]), ("file", [s.file]), ("public name", s.functions))
-               for name in names if name not in quoted]
+    missing = [
+        f"stage {s.key!r}: {what} {name!r}"
+        for s in course.stages
+        for what, names in (("key", [s.key]), ("file", [s.file]), ("public name", s.functions))
+        for name in names
+        if name not in quoted
+    ]
     assert not missing, "CURRICULUM.md does not mention (in `backticks`):\n" + "\n".join(missing)
 
 
@@ -22,8 +26,10 @@ def test_nothing_points_outside_the_repository():
     """The contract lives in the project: no file refers to a sibling folder such as ../shared."""
     offenders = []
     for path in ROOT.rglob("*"):
-        if any(part.startswith(".") or part in {"build", "dist", "out", "__pycache__"} or part.endswith(".egg-info")
-               for part in path.relative_to(ROOT).parts):
+        if any(
+            part.startswith(".") or part in {"build", "dist", "out", "__pycache__"} or part.endswith(".egg-info")
+            for part in path.relative_to(ROOT).parts
+        ):
             continue
         texts = {".py", ".md", ".yml", ".yaml", ".toml", ".cfg", ".txt", ".ipynb"}
         if path.suffix not in texts and path.name != "Makefile":

@@ -14,7 +14,7 @@ from autograder.checks import CheckFailed, expect_close
 from autograder.sandbox.proxy import LocalStudent
 from autograder.sandbox.values import Out
 
-HAND = '''
+HAND = """
 import torch
 import torch.nn.functional as F
 
@@ -26,7 +26,7 @@ def hand(q, k, v):
 
 def fused(q, k, v):
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-'''
+"""
 Q = torch.linspace(-1, 1, 2 * 5 * 4, dtype=torch.float64).reshape(2, 5, 4)
 
 
@@ -58,6 +58,7 @@ def test_honest_graph_replays_to_the_answer():
 def test_tensors_made_inside_the_call_are_nodes_not_constants():
     """A factory's result (torch.ones, torch.arange) and a multi-result op's parts are graph nodes, so the graph
     holds no constant and the op count is the same at every T."""
+
     def f(x):
         T = x.shape[-2]
         w = torch.tril(torch.ones(T, T, dtype=x.dtype))
@@ -77,6 +78,7 @@ def test_tensors_made_inside_the_call_are_nodes_not_constants():
 
 def test_a_log_space_normaliser_replays():
     """``torch.logaddexp`` (a running log-sum in an online softmax) is pure math: an answer using it replays."""
+
     def f(x):
         m = torch.logaddexp(x[..., :1, :], x[..., 1:2, :])
         return torch.exp(x - m)
@@ -89,6 +91,7 @@ def test_a_log_space_normaliser_replays():
 
 def test_the_mT_attribute_replays():
     """``k.mT`` (the last two dims swapped, a view) is as honest as ``k.transpose(-2, -1)``."""
+
     def f(x):
         return torch.softmax(x @ x.mT, -1) @ x
 
@@ -115,8 +118,11 @@ def test_recorded_calls_in_process():
 
 
 def _calls(*nodes, inputs=1, output=None):
-    return {"inputs": inputs, "nodes": [{"op": "input", "index": i} for i in range(inputs)] + list(nodes),
-            "output": output if output is not None else {"ref": inputs + len(nodes) - 1}}
+    return {
+        "inputs": inputs,
+        "nodes": [{"op": "input", "index": i} for i in range(inputs)] + list(nodes),
+        "output": output if output is not None else {"ref": inputs + len(nodes) - 1},
+    }
 
 
 def test_an_op_off_the_allow_list_is_refused_without_running(monkeypatch):
@@ -134,19 +140,31 @@ def test_an_op_off_the_allow_list_is_refused_without_running(monkeypatch):
 
 
 def test_an_intermediate_beyond_the_element_bound_is_refused_before_it_is_made():
-    data = _calls({"op": "call", "target": "aten.expand.default",
-                   "args": [{"ref": 0}, {"list": [100000, 1000, 5, 4]}], "kwargs": {}},
-                  {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}})
+    data = _calls(
+        {
+            "op": "call",
+            "target": "aten.expand.default",
+            "args": [{"ref": 0}, {"list": [100000, 1000, 5, 4]}],
+            "kwargs": {},
+        },
+        {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}},
+    )
     with pytest.raises(evidence.Unverifiable, match="elements"):
         evidence.replay(evidence.parse(data, b""), [Q[0]])
 
 
 def test_malformed_graphs_are_refused():
-    for data in ({"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"ref": 5}},
-                 {"inputs": 1, "nodes": [{"op": "call", "target": "aten.neg.default", "args": [{"ref": 0}],
-                                          "kwargs": {}}], "output": {"ref": 0}},
-                 {"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"pickle": "x"}},
-                 {"error": "trace failed"}, None):
+    for data in (
+        {"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"ref": 5}},
+        {
+            "inputs": 1,
+            "nodes": [{"op": "call", "target": "aten.neg.default", "args": [{"ref": 0}], "kwargs": {}}],
+            "output": {"ref": 0},
+        },
+        {"inputs": 1, "nodes": [{"op": "input", "index": 0}], "output": {"pickle": "x"}},
+        {"error": "trace failed"},
+        None,
+    ):
         with pytest.raises(evidence.Unverifiable):
             evidence.parse(data, b"")
 
@@ -157,9 +175,15 @@ def test_a_constant_graph_fails_the_replay():
     answer = torch.softmax(Q @ Q.transpose(-2, -1), -1) @ Q
     blob = wire.Blob()
     const = wire.encode_array(answer.numpy(), "float64", "cpu", blob)
-    data = {"inputs": 1, "nodes": [{"op": "input", "index": 0}, {"op": "constant", "value": const},
-                                   {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}}],
-            "output": {"ref": 2}}
+    data = {
+        "inputs": 1,
+        "nodes": [
+            {"op": "input", "index": 0},
+            {"op": "constant", "value": const},
+            {"op": "call", "target": "aten.clone.default", "args": [{"ref": 1}], "kwargs": {}},
+        ],
+        "output": {"ref": 2},
+    }
     reply = {"graph": data, "value": Out(answer, "float64", "cpu")}
 
     def fresh_call(fresh):
@@ -200,12 +224,14 @@ def test_the_proxy_marks_the_asked_dtype():
 def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
     """check_shapes reports, from its own shape propagation, the largest tensor a graph creates (views and
     broadcasts allocate nothing and are not counted) and the elements all its calls create."""
+
     def full(q, k):
         return (torch.softmax(q @ k.transpose(-2, -1), -1) @ k).expand(3, 2, 8, 4)
 
     def blocks(q, k):
-        return torch.cat([torch.softmax(q @ k[:, s:s + 2].transpose(-2, -1), -1) @ k[:, s:s + 2]
-                          for s in range(0, 8, 2)], -1)
+        return torch.cat(
+            [torch.softmax(q @ k[:, s : s + 2].transpose(-2, -1), -1) @ k[:, s : s + 2] for s in range(0, 8, 2)], -1
+        )
 
     q = torch.randn(2, 8, 4, dtype=torch.float64)
     sizes = {}
@@ -218,7 +244,7 @@ def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
     assert sizes["full"]["elements"] > 0 and sizes["blocks"]["elements"] > 0
 
 
-CACHE = '''
+CACHE = """
 import torch
 
 class Cache:
@@ -240,7 +266,7 @@ class Layer(torch.nn.Module):
     def forward(self, x, cache):
         keys = cache.append(self.proj(x))
         return torch.softmax(x @ keys.transpose(-2, -1), -1) @ keys
-'''
+"""
 
 
 def test_a_recorded_call_may_be_given_an_object_it_changes():

@@ -22,8 +22,14 @@ def grade(class_dir: Path, out: Path, *extra: str, env: dict | None = None) -> s
     cmd = [sys.executable, "-m", "autograder", "grade", str(class_dir), "--out", str(out), "--jobs", "2"]
     for key in STAGES:
         cmd += ["--stage", key]
-    return subprocess.run(cmd + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env=None if env is None else {**os.environ, **env})
+    return subprocess.run(
+        cmd + list(extra),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 def make_class(root: Path) -> Path:
@@ -43,10 +49,20 @@ def make_class(root: Path) -> Path:
     (crash / "torch.py").write_text("raise SystemExit\n")
     nb = cls / "nb"
     nb.mkdir()
-    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": (SOL / f).read_text()} for f in ("01_loop_average.py", "02_tril_average.py")]
-    cells.insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                     "source": "%timeit causal_mean_loop(torch.randn(2, 3, 4))\nprint('demo')"})
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": (SOL / f).read_text()}
+        for f in ("01_loop_average.py", "02_tril_average.py")
+    ]
+    cells.insert(
+        1,
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "%timeit causal_mean_loop(torch.randn(2, 3, 4))\nprint('demo')",
+        },
+    )
     (nb / "work.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
     (cls / "empty").mkdir()
     return cls
@@ -124,8 +140,13 @@ def test_rerun_grades_only_what_changed(tmp_path):
 
 def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
     (tmp_path / "cls").mkdir()
-    run = lambda *a: subprocess.run([sys.executable, "-m", "autograder", "grade", *a], cwd=ROOT,  # noqa: E731
-                                    capture_output=True, text=True, timeout=120)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", *a],
+        cwd=ROOT,  # noqa: E731
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run(str(tmp_path / "nope"), "--out", str(tmp_path / "o")).returncode == 2
     assert run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--jobs", "0").returncode == 2
     proc = run(str(tmp_path / "cls"), "--out", str(tmp_path / "o"), "--stage", "no_such_stage")
@@ -146,11 +167,28 @@ def _stored_student(out: Path, course):
     from autograder.results import CheckResult, StageResult, SubmissionResult
 
     stage = course.stages[0]
-    result = SubmissionResult(student="ann", stages=[StageResult(key=stage.key, title=stage.title,
-                                                                 max_score=stage.points, seed=77, checks=[
-        CheckResult(name="public values", passed=True, points=6.0, max_points=6.0),
-        CheckResult(name="HIDDEN-NAME", passed=False, points=0.0, max_points=4.0, hidden=True,
-                    message="on x = HIDDEN-INPUT expected HIDDEN-EXPECTED")])])
+    result = SubmissionResult(
+        student="ann",
+        stages=[
+            StageResult(
+                key=stage.key,
+                title=stage.title,
+                max_score=stage.points,
+                seed=77,
+                checks=[
+                    CheckResult(name="public values", passed=True, points=6.0, max_points=6.0),
+                    CheckResult(
+                        name="HIDDEN-NAME",
+                        passed=False,
+                        points=0.0,
+                        max_points=4.0,
+                        hidden=True,
+                        message="on x = HIDDEN-INPUT expected HIDDEN-EXPECTED",
+                    ),
+                ],
+            )
+        ],
+    )
     store.save_student(out, result, fingerprint="fp", notes=[], layout="files", gradescope=gradescope_json(result))
     return [Collected(student="ann")], {"ann": "fp"}
 
@@ -215,15 +253,24 @@ def test_the_closing_summary_counts_hangs_and_crashes(course):
     def student(name, *failures):
         stages = []
         for stage, kinds in zip(course.stages, failures):
-            stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, checks=[
-                CheckResult(name=f"c{i}", passed=kind is None, points=0.0, max_points=1.0, failure=kind)
-                for i, kind in enumerate(kinds)]))
+            stages.append(
+                StageResult(
+                    key=stage.key,
+                    title=stage.title,
+                    max_score=stage.points,
+                    checks=[
+                        CheckResult(name=f"c{i}", passed=kind is None, points=0.0, max_points=1.0, failure=kind)
+                        for i, kind in enumerate(kinds)
+                    ],
+                )
+            )
         return Graded(SubmissionResult(student=name, stages=stages))
 
     assert failure_summary([student("ok", [None, None])]) is None
     rows = [student("hang", ["timeout", "timeout", "timeout"], [None]), student("boom", [None, "crash"], ["crash"])]
-    assert failure_summary(rows) == ("1 stage ran out of time: hang (loop_average); "
-                                     "2 stages crashed: boom (loop_average), boom (tril_average)")
+    assert failure_summary(rows) == (
+        "1 stage ran out of time: hang (loop_average); 2 stages crashed: boom (loop_average), boom (tril_average)"
+    )
 
 
 @pytest.mark.slow
@@ -241,11 +288,30 @@ def test_ctrl_c_leaves_no_temporary_folder_and_no_child_traceback(tmp_path):
     tmp = tmp_path / "tmp"  # the sandboxes' folders are made here (tempfile follows TMPDIR)
     tmp.mkdir()
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(cls), "--out", str(out), "--jobs", "2",
-                             "--stage", "loop_average", "--timeout", "60"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "TMPDIR": str(tmp)},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(cls),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--stage",
+            "loop_average",
+            "--timeout",
+            "60",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 300
     while not (out / "ok" / "result.json").exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)

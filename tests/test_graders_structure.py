@@ -16,14 +16,24 @@ KEYS = load_course(ROOT / "course.yml").keys  # course.yml is the only list of s
 
 def stage_parts(course) -> dict[str, list[Path]]:
     """What a stage needs besides its course.yml entry, per stage key."""
-    return {s.key: [ROOT / "solutions" / s.file, ROOT / "autograder" / "oracles" / f"{s.key}.py",
-                    GRADERS / "public" / f"test_{s.key}.py", GRADERS / "hidden" / f"test_{s.key}.py"]
-            for s in course.stages}
+    return {
+        s.key: [
+            ROOT / "solutions" / s.file,
+            ROOT / "autograder" / "oracles" / f"{s.key}.py",
+            GRADERS / "public" / f"test_{s.key}.py",
+            GRADERS / "hidden" / f"test_{s.key}.py",
+        ]
+        for s in course.stages
+    }
 
 
 def test_every_stage_has_a_solution_an_oracle_and_public_and_hidden_graders(course):
-    missing = [f"stage {key!r}: missing {path.relative_to(ROOT)}"
-               for key, paths in stage_parts(course).items() for path in paths if not path.is_file()]
+    missing = [
+        f"stage {key!r}: missing {path.relative_to(ROOT)}"
+        for key, paths in stage_parts(course).items()
+        for path in paths
+        if not path.is_file()
+    ]
     assert not missing, "\n".join(missing)
 
 
@@ -34,8 +44,11 @@ def test_a_missing_part_is_named(tmp_path, course):
     extra = replace(course.stages[0], key="new_stage", file="09_new_stage.py", index=len(course.stages))
     absent = [p for p in stage_parts(replace(course, stages=(extra,)))["new_stage"] if not p.is_file()]
     assert [str(p.relative_to(ROOT)) for p in absent] == [
-        "solutions/09_new_stage.py", "autograder/oracles/new_stage.py",
-        "autograder/graders/public/test_new_stage.py", "autograder/graders/hidden/test_new_stage.py"]
+        "solutions/09_new_stage.py",
+        "autograder/oracles/new_stage.py",
+        "autograder/graders/public/test_new_stage.py",
+        "autograder/graders/hidden/test_new_stage.py",
+    ]
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -45,7 +58,9 @@ def test_grader_modules_name_their_stage_and_mark_every_check(key, part):
     if not path.is_file():
         pytest.skip("missing: reported by test_every_stage_has_a_solution_an_oracle_and_public_and_hidden_graders")
     tree = ast.parse(path.read_text())
-    stage = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "STAGE" for t in n.targets)]
+    stage = [
+        n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "STAGE" for t in n.targets)
+    ]
     assert stage and ast.literal_eval(stage[0].value) == key
     tests = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
     assert tests, f"{path.name} has no checks"
@@ -84,8 +99,13 @@ def test_graders_import_only_trusted_modules():
 
 
 # what a grader may reach of the autograder: the grader-authoring API and the values and errors the proxy hands it
-GRADER_API = ("autograder.checks", "autograder.oracle", "autograder.graders", "autograder.sandbox.errors",
-              "autograder.sandbox.values")
+GRADER_API = (
+    "autograder.checks",
+    "autograder.oracle",
+    "autograder.graders",
+    "autograder.sandbox.errors",
+    "autograder.sandbox.values",
+)
 
 
 def test_graders_never_import_the_process_manager():
@@ -94,11 +114,13 @@ def test_graders_never_import_the_process_manager():
     import subprocess
     import sys
 
-    code = ("import importlib, pathlib, sys\n"
-            f"for p in sorted(pathlib.Path({str(GRADERS)!r}).rglob('*.py')):\n"
-            f"    parts = p.relative_to({str(ROOT)!r}).with_suffix('').parts\n"
-            "    importlib.import_module('.'.join(parts[:-1] if parts[-1] == '__init__' else parts))\n"
-            "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('autograder.'))))\n")
+    code = (
+        "import importlib, pathlib, sys\n"
+        f"for p in sorted(pathlib.Path({str(GRADERS)!r}).rglob('*.py')):\n"
+        f"    parts = p.relative_to({str(ROOT)!r}).with_suffix('').parts\n"
+        "    importlib.import_module('.'.join(parts[:-1] if parts[-1] == '__init__' else parts))\n"
+        "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('autograder.'))))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = proc.stdout.split()
     assert "autograder.graders.attention" in loaded and "autograder.checks" in loaded  # the walk did import them
@@ -115,6 +137,11 @@ def test_one_precision_check_per_stage(key, part, helper):
     if not path.is_file():
         pytest.skip("missing: reported by test_every_stage_has_a_solution_an_oracle_and_public_and_hidden_graders")
     tree = ast.parse(path.read_text())
-    using = [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_")
-             and any(isinstance(n, ast.Name) and n.id == helper for n in ast.walk(fn))]
+    using = [
+        fn.name
+        for fn in tree.body
+        if isinstance(fn, ast.FunctionDef)
+        and fn.name.startswith("test_")
+        and any(isinstance(n, ast.Name) and n.id == helper for n in ast.walk(fn))
+    ]
     assert len(using) == 1, f"{part}/{path.name}: checks calling {helper}: {using} (exactly one expected)"

@@ -19,10 +19,32 @@ from autograder.instructor import gradescope
 
 ROOT = Path(__file__).resolve().parent.parent
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
-TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
-              "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
-TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags",
-               "visibility", "extra_data"}
+TOP_FIELDS = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+TEST_FIELDS = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 
 
 def validate_results(data: dict) -> None:
@@ -60,10 +82,20 @@ def test_the_zip_holds_the_autograder_and_no_solutions(autograder_zip):
         setup = zf.read("setup.sh").decode()
         run = zf.read("run_autograder").decode()
         contents = {n: zf.read(n) for n in names}
-    for needed in ("setup.sh", "run_autograder", "requirements.txt", "course.yml", "autograder/__main__.py",
-                   "autograder/runtime/worker.py", "autograder/runtime/zygote.py", "autograder/sandbox/host.py", "autograder/runner.py",
-                   "autograder/graders/public/test_loop_average.py", "autograder/graders/hidden/test_loop_average.py",
-                   "autograder/oracles/loop_average.py"):
+    for needed in (
+        "setup.sh",
+        "run_autograder",
+        "requirements.txt",
+        "course.yml",
+        "autograder/__main__.py",
+        "autograder/runtime/worker.py",
+        "autograder/runtime/zygote.py",
+        "autograder/sandbox/host.py",
+        "autograder/runner.py",
+        "autograder/graders/public/test_loop_average.py",
+        "autograder/graders/hidden/test_loop_average.py",
+        "autograder/oracles/loop_average.py",
+    ):
         assert needed in names
     assert modes["setup.sh"] & stat.S_IXUSR and modes["run_autograder"] & stat.S_IXUSR
     assert not any(n.startswith(("solutions/", "exercises/", "tests/")) or "__pycache__" in n for n in names)
@@ -84,12 +116,40 @@ def test_the_cli_builds_the_zip(tmp_path):
 def test_results_without_the_report_module_have_the_documented_fields():
     from autograder.results import CheckResult, StageResult, SubmissionResult
 
-    result = SubmissionResult(student="s", isolation="test", stages=[
-        StageResult(key="loop_average", title="t", max_score=10, seed=5, checks=[
-            CheckResult(name="values", passed=True, points=6.0, max_points=6.0, message="", mistake=None,
-                        hidden=False, device=None),
-            CheckResult(name="random", passed=False, points=0.0, max_points=4.0, message="differs", mistake=None,
-                        hidden=True, device=None)])])
+    result = SubmissionResult(
+        student="s",
+        isolation="test",
+        stages=[
+            StageResult(
+                key="loop_average",
+                title="t",
+                max_score=10,
+                seed=5,
+                checks=[
+                    CheckResult(
+                        name="values",
+                        passed=True,
+                        points=6.0,
+                        max_points=6.0,
+                        message="",
+                        mistake=None,
+                        hidden=False,
+                        device=None,
+                    ),
+                    CheckResult(
+                        name="random",
+                        passed=False,
+                        points=0.0,
+                        max_points=4.0,
+                        message="differs",
+                        mistake=None,
+                        hidden=True,
+                        device=None,
+                    ),
+                ],
+            )
+        ],
+    )
     data = gradescope.gradescope_results(result, notes=["a note"])
     validate_results(data)
     assert data["score"] == 6.0
@@ -111,8 +171,9 @@ def _tree(tmp: Path, autograder_zip: Path) -> Path:
 def _run_autograder(root: Path, **extra_env) -> dict:
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, **extra_env)
     env.pop("PYTHONPATH", None)
-    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     data = json.loads((root / "results" / "results.json").read_text())
     validate_results(data)
@@ -190,8 +251,10 @@ def test_each_stages_max_scores_add_up_to_its_points_exactly():
     stages = []
     for key, points, n in (("a", 15, 7), ("b", 10, 3), ("c", 20, 6), ("d", 12.5, 9)):
         share = points / n
-        checks = [CheckResult(name=f"c{i}", passed=i % 2 == 0, points=share if i % 2 == 0 else 0.0,
-                              max_points=share) for i in range(n)]
+        checks = [
+            CheckResult(name=f"c{i}", passed=i % 2 == 0, points=share if i % 2 == 0 else 0.0, max_points=share)
+            for i in range(n)
+        ]
         stages.append(StageResult(key=key, title=key, max_score=points, checks=checks))
     data = gradescope_json(SubmissionResult(student="s", stages=stages))
     validate_results(data)
@@ -230,9 +293,12 @@ def test_setup_installs_only_pinned_versions_of_a_closed_set(autograder_zip):
         if req.marker is None or req.marker.evaluate(env):
             assert md.version(req.name).split("+")[0] == spec[2:], f"{line}: tested with {md.version(req.name)}"
     for name in ("torch", *pins):
-        if name != "torch" and not any(Requirement(x).name.lower().replace("_", "-") == name
-                                       and (Requirement(x).marker is None or Requirement(x).marker.evaluate(env))
-                                       for x in lines if x):
+        if name != "torch" and not any(
+            Requirement(x).name.lower().replace("_", "-") == name
+            and (Requirement(x).marker is None or Requirement(x).marker.evaluate(env))
+            for x in lines
+            if x
+        ):
             continue
         for dep in md.requires(name) or []:
             req = Requirement(dep)

@@ -41,8 +41,11 @@ pytestmark = pytest.mark.slow
 
 
 def _cases(stages) -> list[str]:
-    return sorted(p.name for p in HOSTILE.iterdir()
-                  if "__" in p.name and p.name.split("__")[0] in stages and (p.suffix == ".py" or p.is_dir()))
+    return sorted(
+        p.name
+        for p in HOSTILE.iterdir()
+        if "__" in p.name and p.name.split("__")[0] in stages and (p.suffix == ".py" or p.is_dir())
+    )
 
 
 def control_of(case: str) -> str | None:
@@ -139,8 +142,13 @@ class Run:
         self.tmp = tmp
 
     def text(self, path: Path) -> str:
-        return (path.read_text().replace("__REPO__", str(ROOT)).replace("__OUT__", str(self.out))
-                .replace("__PORT__", str(self.listener.port)).replace("__MARKER__", self.marker))
+        return (
+            path.read_text()
+            .replace("__REPO__", str(ROOT))
+            .replace("__OUT__", str(self.out))
+            .replace("__PORT__", str(self.listener.port))
+            .replace("__MARKER__", self.marker)
+        )
 
     def solution(self, key: str) -> tuple[str, str]:
         stage = self.course.stage(key)
@@ -212,8 +220,7 @@ class Run:
         try:
             if planted is not None:
                 os.chdir(planted)  # the judge itself runs beside the planted conftest.py and pytest.ini
-            results = grade(self.course, self.subs, stages=list(self.stages), devices=["cpu"], seed=11,
-                            sandbox=sandbox)
+            results = grade(self.course, self.subs, stages=list(self.stages), devices=["cpu"], seed=11, sandbox=sandbox)
         finally:
             os.chdir(cwd)
             self.survivors_during = _marked_processes(self.marker, None)
@@ -318,8 +325,11 @@ def test_nothing_written_outside_the_sandbox(basic_run):
     time.sleep(0.5)
     assert list(basic_run.out.iterdir()) == []
     assert not (ROOT / "results.json").exists()
-    planted = [str(p) for folder in (ROOT, ROOT / "solutions", ROOT / "autograder", ROOT / ".venv")
-               for p in folder.glob("hostile_was_here*")]
+    planted = [
+        str(p)
+        for folder in (ROOT, ROOT / "solutions", ROOT / "autograder", ROOT / ".venv")
+        for p in folder.glob("hostile_was_here*")
+    ]
     assert planted == []
     assert basic_run.repo_after == basic_run.repo_before  # the reference solutions are untouched
 
@@ -335,8 +345,10 @@ def test_no_network_connection_reached_the_judge(basic_run):
 
 
 def test_the_timed_out_and_killed_stages_fail_with_a_reason(basic_run):
-    messages = {case: " ".join(c.message for c in basic_run.stage(student, case.split("__")[0]).checks)
-                for student, case in basic_run.attackers.items()}
+    messages = {
+        case: " ".join(c.message for c in basic_run.stage(student, case.split("__")[0]).checks)
+        for student, case in basic_run.attackers.items()
+    }
     assert "did not finish within" in messages["loop_average__endless_loop.py"]
     # one timeout per stage: the stage's other checks are skipped, not run into the same hang again
     assert "skipped: an earlier check of this stage did not finish in time" in messages["loop_average__endless_loop.py"]
@@ -359,16 +371,23 @@ def test_a_stage_one_file_cannot_vouch_for_later_stages(course, tmp_path):
     poison = (HOSTILE / "cross_stage" / "loop_average_poisons_capture.py").read_text()
     honest1 = (ROOT / "solutions" / stage1.file).read_text()
     sdpa = (HOSTILE / "controls" / "causal_attention__sdpa.py").read_text()
-    run.subs = [Submission("poisoner", sources={"loop_average": (stage1.file, honest1 + "\n" + poison),
-                                                "causal_attention": (stage7.file, sdpa)}),
-                Submission("plain", sources={"loop_average": (stage1.file, honest1),
-                                             "causal_attention": (stage7.file, sdpa)})]
+    run.subs = [
+        Submission(
+            "poisoner",
+            sources={"loop_average": (stage1.file, honest1 + "\n" + poison), "causal_attention": (stage7.file, sdpa)},
+        ),
+        Submission("plain", sources={"loop_average": (stage1.file, honest1), "causal_attention": (stage7.file, sdpa)}),
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sandbox = Sandbox(LIMITS).start()
     try:
-        results = {r.student: r for r in grade(course, run.subs, stages=["loop_average", "causal_attention"],
-                                               devices=["cpu"], seed=11, sandbox=sandbox)}
+        results = {
+            r.student: r
+            for r in grade(
+                course, run.subs, stages=["loop_average", "causal_attention"], devices=["cpu"], seed=11, sandbox=sandbox
+            )
+        }
     finally:
         sandbox.close()
         run.listener.close()
@@ -377,4 +396,3 @@ def test_a_stage_one_file_cannot_vouch_for_later_stages(course, tmp_path):
     attacked, control = stages["poisoner"]["causal_attention"], stages["plain"]["causal_attention"]
     assert attacked.score <= control.score
     assert not any(c.passed for c in attacked.checks if "by hand" in c.name)
-

@@ -26,17 +26,30 @@ def _mha_identity_out_proj():
 
 NEAR_MISSES = {
     "scale by sqrt(hs_v) where hs == hs_v": (
-        "causal_attention", (fixed(2, 5, 4, seed=1), fixed(2, 5, 4, seed=2), fixed(2, 5, 4, seed=3)), {},
-        m.SCALE_HS_V),
+        "causal_attention",
+        (fixed(2, 5, 4, seed=1), fixed(2, 5, 4, seed=2), fixed(2, 5, 4, seed=3)),
+        {},
+        m.SCALE_HS_V,
+    ),
     "scale by sqrt(T) where T == d_k": (
-        "scaled_scores", (fixed(2, 4, 4, seed=4), fixed(2, 4, 4, seed=5)), {},
-        "divided by sqrt(T) instead of sqrt(d_k)"),
+        "scaled_scores",
+        (fixed(2, 4, 4, seed=4), fixed(2, 4, 4, seed=5)),
+        {},
+        "divided by sqrt(T) instead of sqrt(d_k)",
+    ),
     "missing out_proj where out_proj is the identity": _mha_identity_out_proj(),
     "features interleaved across heads with head size 1": (
-        "split_heads", (fixed(2, 5, 3, seed=6), 3), {}, m.INTERLEAVED_HEADS),
+        "split_heads",
+        (fixed(2, 5, 3, seed=6), 3),
+        {},
+        m.INTERLEAVED_HEADS,
+    ),
     "dim argument ignored with dim=-1": (
-        "softmax_stable", (fixed(3, 5, seed=7, low=-3, high=3),), {"dim": -1},
-        "dim argument ignored (softmax always over the last dim)"),
+        "softmax_stable",
+        (fixed(3, 5, seed=7, low=-3, high=3),),
+        {"dim": -1},
+        "dim argument ignored (softmax always over the last dim)",
+    ),
 }
 
 

@@ -30,8 +30,12 @@ def style_sets(course) -> dict[str, dict[str, str]]:
         by_stage.setdefault(path.name.split("__")[0], []).append(path)
     sets = {"solutions": {s.key: (ROOT / "solutions" / s.file).read_text() for s in course.stages}}
     for i in range(max(len(v) for v in by_stage.values())):
-        sets[f"styles{i}"] = {s.key: mistake_source(by_stage[s.key][min(i, len(by_stage[s.key]) - 1)], ROOT)
-                              if s.key in by_stage else sets["solutions"][s.key] for s in course.stages}
+        sets[f"styles{i}"] = {
+            s.key: mistake_source(by_stage[s.key][min(i, len(by_stage[s.key]) - 1)], ROOT)
+            if s.key in by_stage
+            else sets["solutions"][s.key]
+            for s in course.stages
+        }
     return sets
 
 
@@ -42,8 +46,11 @@ def test_every_stage_has_a_correct_alternative(course):
 @pytest.fixture(scope="module")
 def graded(course):
     sets = style_sets(course)
-    subs = [Submission(f"{name}-{i}", {k: (course.stage(k).file, src) for k, src in sources.items()})
-            for name, sources in sets.items() for i in range(SEEDS)]
+    subs = [
+        Submission(f"{name}-{i}", {k: (course.stage(k).file, src) for k, src in sources.items()})
+        for name, sources in sets.items()
+        for i in range(SEEDS)
+    ]
     namespaces: dict[tuple[str, str], dict] = {}
 
     def open_student(sub: Submission, stage):
@@ -58,7 +65,12 @@ def graded(course):
 
 
 def test_correct_answers_score_full_marks_for_every_seed(graded):
-    failures = [f"{r.student}: {s.key}: {c.name}: {c.message[:300]}"
-                for r in graded for s in r.stages for c in s.checks if not c.passed]
+    failures = [
+        f"{r.student}: {s.key}: {c.name}: {c.message[:300]}"
+        for r in graded
+        for s in r.stages
+        for c in s.checks
+        if not c.passed
+    ]
     assert not failures, "\n".join(failures)
     assert len(graded) >= 2 * SEEDS

@@ -30,7 +30,7 @@ SEED = 20240611
 
 # A typical mistake for stage 2: the weights are right, but the product keeps a Python loop over time (values
 # right, the "does not grow with T" check lost). An answer whose every value is wrong (torch.triu) earns nothing.
-LOOP_MISTAKE = '''import torch
+LOOP_MISTAKE = """import torch
 
 
 def causal_mean_weights(T, *, device=None, dtype=None):
@@ -41,10 +41,10 @@ def causal_mean_weights(T, *, device=None, dtype=None):
 def causal_mean_matmul(x):
     w = causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype)
     return torch.stack([w[t, : t + 1] @ x[..., : t + 1, :] for t in range(x.shape[-2])], dim=-2)
-'''
+"""
 
 # A correct stage 1 whose code makes PyTorch warn, warns itself and writes to stderr, at Python and fd level.
-NOISY_WRAPPER = '''
+NOISY_WRAPPER = """
 
 def causal_mean_loop(x):
     import os
@@ -56,30 +56,41 @@ def causal_mean_loop(x):
     print("a line on sys.stderr", file=sys.stderr)
     os.write(2, b"a line on file descriptor 2\\n")
     return _loop_average_impl(x)
-'''
+"""
 
 
 def jupyter_env(base: Path) -> dict:
     """A private Jupyter set-up: the python3 kernel is this interpreter; no user config is read."""
     spec = base / "data" / "kernels" / "python3"
     spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (ipykernel)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            }
+        )
+    )
     env = dict(os.environ)
     # nbgrader runs `alembic` (a console script) by name to set up its database: the interpreter's bin must be on PATH
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env.update(JUPYTER_PATH=str(base / "data"), JUPYTER_CONFIG_DIR=str(base / "config"),
-               JUPYTER_RUNTIME_DIR=str(base / "runtime"), JUPYTER_PLATFORM_DIRS="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    env.update(
+        JUPYTER_PATH=str(base / "data"),
+        JUPYTER_CONFIG_DIR=str(base / "config"),
+        JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+        JUPYTER_PLATFORM_DIRS="1",
+        PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
+    )
     env.pop("AUTOGRADER_COURSE", None)
     return env
 
 
 def run(args: list[str], cwd: Path, env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
     proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n" \
-                                 f"{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, (
+        f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
     return proc
 
 
@@ -105,11 +116,11 @@ def with_solution_cell(nb: dict, code: str) -> dict:
 
 
 def noisy_loop_average(source_nb: dict) -> dict:
-    code = next(cell_text(c) for c in source_nb["cells"]
-                if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+    code = next(cell_text(c) for c in source_nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
     assert "def causal_mean_loop(" in code
-    return with_solution_cell(source_nb, code.replace("def causal_mean_loop(", "def _loop_average_impl(")
-                              + NOISY_WRAPPER)
+    return with_solution_cell(
+        source_nb, code.replace("def causal_mean_loop(", "def _loop_average_impl(") + NOISY_WRAPPER
+    )
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +130,22 @@ def pipeline(tmp_path_factory):
     course_dir = base / "course"
     out = {"dir": course_dir, "env": env}
 
-    run([sys.executable, "-m", "autograder", "nbgrader", "build", str(course_dir), "--assignment", ASSIGNMENT,
-         "--seed", str(SEED)], ROOT, env)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "nbgrader",
+            "build",
+            str(course_dir),
+            "--assignment",
+            ASSIGNMENT,
+            "--seed",
+            str(SEED),
+        ],
+        ROOT,
+        env,
+    )
     source = course_dir / "source" / ASSIGNMENT
     release = course_dir / "release" / ASSIGNMENT
     names = sorted(p.name for p in source.glob("*.ipynb"))
@@ -138,8 +163,9 @@ def pipeline(tmp_path_factory):
         students["perfect"][name] = load_nb(source / name)
         students["untouched"][name] = load_nb(release / name)
     if "02_tril_average.ipynb" in names:
-        students["mistake"]["02_tril_average.ipynb"] = with_solution_cell(load_nb(release / "02_tril_average.ipynb"),
-                                                                          LOOP_MISTAKE)
+        students["mistake"]["02_tril_average.ipynb"] = with_solution_cell(
+            load_nb(release / "02_tril_average.ipynb"), LOOP_MISTAKE
+        )
     if "01_loop_average.ipynb" in names:
         students["noisy"]["01_loop_average.ipynb"] = noisy_loop_average(load_nb(source / "01_loop_average.ipynb"))
     for student, notebooks in students.items():
@@ -157,8 +183,24 @@ def pipeline(tmp_path_factory):
 
     # the sandboxed class grader on the very same submitted/ folder, with the course's seed
     grade_out = base / "grade-out"
-    run([sys.executable, "-m", "autograder", "grade", str(course_dir), "--out", str(grade_out), "--seed",
-         str(SEED), "--assignment", ASSIGNMENT, "--quiet"], ROOT, env)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(course_dir),
+            "--out",
+            str(grade_out),
+            "--seed",
+            str(SEED),
+            "--assignment",
+            ASSIGNMENT,
+            "--quiet",
+        ],
+        ROOT,
+        env,
+    )
     with open(grade_out / "grades.csv", newline="", encoding="utf-8") as fh:
         out["grade_grades"] = {row["student"]: row for row in csv.DictReader(fh)}
     return out
@@ -172,7 +214,7 @@ def stage_of(course, notebook: str):
 def test_build_writes_only_notebooks_and_the_config(pipeline):
     course_dir = pipeline["dir"]
     config = (course_dir / "nbgrader_config.py").read_text()
-    assert 'c.CourseDirectory.course_id = ' in config and "c.ExecutePreprocessor.timeout = " in config
+    assert "c.CourseDirectory.course_id = " in config and "c.ExecutePreprocessor.timeout = " in config
     assert f"AUTOGRADER_SEED = {SEED}" in config
     files = [p for p in (course_dir / "source").rglob("*") if p.is_file()]
     assert files and all(p.suffix == ".ipynb" for p in files), files
@@ -204,8 +246,12 @@ def test_release_has_no_solution_and_no_hidden_tests(pipeline):
 @pytest.mark.slow
 def test_validate_passes_on_the_source_and_fails_on_the_release(pipeline):
     text = pipeline["validate"]
-    verdicts = re.findall(r"Success! Your notebook passes all the tests|VALIDATION FAILED ON \d+ CELL\(S\)|"
-                          r"NOTEBOOK HAS CHANGED|cell type has changed", text, flags=re.I)
+    verdicts = re.findall(
+        r"Success! Your notebook passes all the tests|VALIDATION FAILED ON \d+ CELL\(S\)|"
+        r"NOTEBOOK HAS CHANGED|cell type has changed",
+        text,
+        flags=re.I,
+    )
     assert verdicts == ["Success! Your notebook passes all the tests", "VALIDATION FAILED ON 1 CELL(S)"], text
     release_part = text.split("VALIDATION FAILED", 1)[1]
     assert "nbgrader_public" in release_part and "not implemented yet" in release_part  # the public test cell
@@ -268,7 +314,8 @@ def test_exported_grades_equal_the_class_grader_stage_by_stage(pipeline):
             got = float(nbg[student][name.replace(".ipynb", "")] or 0.0)
             assert got == pytest.approx(expected, abs=0.01), (student, stage.key)
         assert float(nbg[student]["score"]) == pytest.approx(
-            sum(float(ours[student][stage_of(course, n).key] or 0) for n in pipeline["names"]), abs=0.05)
+            sum(float(ours[student][stage_of(course, n).key] or 0) for n in pipeline["names"]), abs=0.05
+        )
 
 
 # -- the build itself (no kernels) ----------------------------------------------------------------------------
@@ -293,8 +340,14 @@ def test_build_refuses_a_foreign_config_and_warns_about_stray_files(tmp_path):
     stray = tmp_path / "source" / "week1" / "helpers.py"
     stray.parent.mkdir(parents=True)
     stray.write_text("SECRET = 1\n")
-    report = build(course, tmp_path, seed=1, assignment="week1", force=True,
-                   log=lambda *a, **k: messages.append(" ".join(map(str, a))))
+    report = build(
+        course,
+        tmp_path,
+        seed=1,
+        assignment="week1",
+        force=True,
+        log=lambda *a, **k: messages.append(" ".join(map(str, a))),
+    )
     assert report["stray"] == [stray]
     assert any("helpers.py" in m and "release" in m for m in messages)
 
@@ -310,8 +363,10 @@ def test_source_notebook_cells():
     grades = [c.metadata["nbgrader"] for c in nb.cells if c.metadata["nbgrader"]["grade"]]
     assert len(solution) == 1 and "### BEGIN SOLUTION" in solution[0].source
     assert "# stub:" not in solution[0].source and "# TODO: Implement causal_mean_weights" in solution[0].source
-    assert [(g["grade_id"], g["points"]) for g in grades] == [("tril_average_public", 0),
-                                                               ("tril_average_hidden", stage.points)]
+    assert [(g["grade_id"], g["points"]) for g in grades] == [
+        ("tril_average_public", 0),
+        ("tril_average_hidden", stage.points),
+    ]
     hidden = nb.cells[-1].source
     assert hidden.index("### BEGIN HIDDEN TESTS") < hidden.index("nbgrader_score") < hidden.index("### END HIDDEN")
     assert all(m["locked"] for kind, m in kinds if not m["solution"])
@@ -333,7 +388,7 @@ def test_hidden_checks_take_the_student_id_from_the_autograde_folder(tmp_path, m
 
 
 # -- the students' kernels need only the student release -------------------------------------------------------
-VISIBLE_CELL = r'''
+VISIBLE_CELL = r"""
 import importlib.util, pathlib, sys
 import autograder
 assert pathlib.Path(autograder.__file__).resolve().parent == pathlib.Path(sys.argv[1]).resolve() / "autograder"
@@ -342,7 +397,7 @@ assert not (pathlib.Path(autograder.__file__).parent / "graders" / "hidden").exi
 namespace = {}
 exec(pathlib.Path(sys.argv[2]).read_text(), namespace)  # the student's code cell
 exec(sys.argv[3], namespace)                            # the visible test cell, as generated
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -369,9 +424,14 @@ def test_visible_test_cells_run_on_the_student_release_alone(student_release, tm
     deps = [p for p in sys.path if p and os.path.isdir(p) and not os.path.isdir(os.path.join(p, "autograder"))]
     env["PYTHONPATH"] = os.pathsep.join([str(student_release), *deps])
     env["AUTOGRADER_STATE"] = str(tmp_path / "state")
-    proc = subprocess.run([sys.executable, "-S", "-c", VISIBLE_CELL, str(student_release), str(code),
-                           public_cell_source(stage)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", VISIBLE_CELL, str(student_release), str(code), public_cell_source(stage)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if answer == "solution":
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "(public checks)" in proc.stdout and "✗" not in proc.stdout

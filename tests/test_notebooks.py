@@ -51,8 +51,9 @@ def test_stale_notebooks_notices_a_change(tmp_path):
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
     assert stale_notebooks(tmp_path) == []
     course_yml = tmp_path / "course.yml"
-    course_yml.write_text(course_yml.read_text().replace("title: Averaging the past with loops",
-                                                         "title: Averaging the past, slowly"))
+    course_yml.write_text(
+        course_yml.read_text().replace("title: Averaging the past with loops", "title: Averaging the past, slowly")
+    )
     assert [p.name for p in stale_notebooks(tmp_path)] == ["01_loop_average.ipynb"]
 
 
@@ -72,8 +73,9 @@ async def _execute_all(notebooks: list, cwd: Path, parallel: int = 2) -> None:
 
     async def one(nb):
         async with gate:
-            client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                                    resources={"metadata": {"path": str(cwd)}})
+            client = NotebookClient(
+                nb, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(cwd)}}
+            )
             await client.async_execute()
 
     await asyncio.gather(*(one(nb) for nb in notebooks))
@@ -86,9 +88,15 @@ def test_notebooks_run_on_a_real_kernel(tmp_path, monkeypatch):
     course = load_course()
     spec = tmp_path / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (ipykernel)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
@@ -96,8 +104,10 @@ def test_notebooks_run_on_a_real_kernel(tmp_path, monkeypatch):
     solved_dir.mkdir()
     stub_dir.mkdir()
     solved = {s.key: render_notebook(course, s, solved=True) for s in course.stages}
-    stubs = {s.key: nbformat.reads((ROOT / "notebooks" / notebook_name(s)).read_text(encoding="utf-8"), as_version=4)
-             for s in course.stages}
+    stubs = {
+        s.key: nbformat.reads((ROOT / "notebooks" / notebook_name(s)).read_text(encoding="utf-8"), as_version=4)
+        for s in course.stages
+    }
 
     monkeypatch.setenv("AUTOGRADER_STATE", str(tmp_path / "state"))
     # one progress store for every check cell (and `check`): the stubs first, the solutions last
@@ -129,9 +139,14 @@ def test_a_known_mistake_is_shown_once(capsys):
 
     course = load_course()
     mistake = "upper instead of lower triangle (torch.triu)"
-    check = CheckResult(name="weights: rows sum to 1", passed=False, points=0.0, max_points=1.0,
-                        message=f"causal_mean_weights(4): wrong values\n  this looks like a known mistake: {mistake}",
-                        mistake=mistake)
+    check = CheckResult(
+        name="weights: rows sum to 1",
+        passed=False,
+        points=0.0,
+        max_points=1.0,
+        message=f"causal_mean_weights(4): wrong values\n  this looks like a known mistake: {mistake}",
+        mistake=mistake,
+    )
     result = StageResult(key="tril_average", title="t", max_score=10, checks=[check])
     show_stage(course, result)
     assert " ".join(capsys.readouterr().out.split()).count(mistake) == 1

@@ -52,8 +52,11 @@ def test_two_oracle_modules_cannot_define_the_same_reference():
     first.EXPECTED = {"causal_mean_loop": lambda x: x}
     second = types.ModuleType("oracles.second")
     second.EXPECTED = {"other": lambda x: x, "causal_mean_loop": lambda x: -x}
-    with pytest.raises(oracle.OracleError, match=r"'causal_mean_loop' is defined twice: in oracles.first "
-                                                 r"and in oracles.second"):
+    with pytest.raises(
+        oracle.OracleError,
+        match=r"'causal_mean_loop' is defined twice: in oracles.first "
+        r"and in oracles.second",
+    ):
         oracle.build_registry([first, second])
     assert set(oracle.build_registry([first])) == {"causal_mean_loop"}
 

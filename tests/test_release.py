@@ -51,13 +51,13 @@ def causal_mean_matmul(x):
 '''
 # mistakes the release never saw when its expected values were recorded
 UNSEEN = {
-    "loop_average": '''import torch
+    "loop_average": """import torch
 
 
 def causal_mean_loop(x):
     return x.clone()  # no averaging at all
-''',
-    "tril_average": '''import torch
+""",
+    "tril_average": """import torch
 
 
 def causal_mean_weights(T, *, device=None, dtype=None):
@@ -66,7 +66,7 @@ def causal_mean_weights(T, *, device=None, dtype=None):
 
 def causal_mean_matmul(x):
     return causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype) @ x
-''',
+""",
 }
 
 
@@ -84,8 +84,12 @@ def _distinctive(source: str) -> set[str]:
     for line in source.splitlines():
         text = _norm(line)
         names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"(['\"]).*?\1", "", text)))
-        if len(text) >= 16 and not text.startswith("#") and not re.fullmatch(r"(raise |return )?[\w.]*[(\[{]", text) \
-                and not names <= GENERIC:
+        if (
+            len(text) >= 16
+            and not text.startswith("#")
+            and not re.fullmatch(r"(raise |return )?[\w.]*[(\[{]", text)
+            and not names <= GENERIC
+        ):
             keep.add(text)
     return keep
 
@@ -136,9 +140,19 @@ def test_release_has_the_student_files(built, course):
         stub = (out / "exercises" / s.file).read_text()
         assert "NotImplementedError" in stub and "BEGIN SOLUTION" not in stub
         assert stub.startswith(f"# Stage {s.number}:") and "edit the solution" not in stub
-    for name in ("course.yml", "README.md", "Makefile", "pyproject.toml", ".gitignore",
-                 ".github/workflows/classroom.yml", "autograder/cli.py", "autograder/runtime/worker.py", "autograder/runtime/zygote.py",
-                 "autograder/data/snapshot/index.json", "autograder/data/snapshot/arrays.npz"):
+    for name in (
+        "course.yml",
+        "README.md",
+        "Makefile",
+        "pyproject.toml",
+        ".gitignore",
+        ".github/workflows/classroom.yml",
+        "autograder/cli.py",
+        "autograder/runtime/worker.py",
+        "autograder/runtime/zygote.py",
+        "autograder/data/snapshot/index.json",
+        "autograder/data/snapshot/arrays.npz",
+    ):
         assert (out / name).is_file(), name
     assert built.stages and set(built.stages) <= set(course.keys)
     for key in built.stages:
@@ -147,9 +161,9 @@ def test_release_has_the_student_files(built, course):
     for words in ("make check", "hint", "watch", "hidden", "GitHub Classroom", "Actions"):
         assert words in readme, words
     assert "@@" not in readme + (out / "Makefile").read_text() + (out / "pyproject.toml").read_text()
-    assert 'torch>=2.2' in (out / "pyproject.toml").read_text()
+    assert "torch>=2.2" in (out / "pyproject.toml").read_text()
     makefile = (out / "Makefile").read_text()
-    assert "torch==2.13.0" in makefile and 'import torch' in makefile  # the pin, only when torch is missing
+    assert "torch==2.13.0" in makefile and "import torch" in makefile  # the pin, only when torch is missing
 
 
 def test_no_solution_code_in_the_release(release_lines):
@@ -178,11 +192,18 @@ def test_no_hidden_checks_in_the_release(release_lines):
     for path in hidden:
         source = path.read_text()
         names = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
-        public_names = {n.name for p in (ROOT / "autograder" / "graders" / "public").glob("*.py")
-                        for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
+        public_names = {
+            n.name
+            for p in (ROOT / "autograder" / "graders" / "public").glob("*.py")
+            for n in ast.parse(p.read_text()).body
+            if isinstance(n, ast.FunctionDef)
+        }
         for name in set(names) - public_names:  # a check only the hidden module has
-            leaks += [f"{n}: def {name}" for n, lines in release_lines.items()
-                      if any(l.startswith(f"def {name}(") for l in lines)]
+            leaks += [
+                f"{n}: def {name}"
+                for n, lines in release_lines.items()
+                if any(l.startswith(f"def {name}(") for l in lines)
+            ]
         for line in _distinctive(source) - public:
             leaks += [f"{n}: {line}" for n, lines in release_lines.items() if line in lines]
     assert not leaks, "hidden checks in the release:\n" + "\n".join(leaks)
@@ -204,10 +225,13 @@ def test_no_reference_code_in_the_release(release_lines):
                 body = body[1:]  # the docstring may well match the stub's
             if not body:
                 continue
-            code = "\n".join(source.splitlines()[body[0].lineno - 1: body[-1].end_lineno])
+            code = "\n".join(source.splitlines()[body[0].lineno - 1 : body[-1].end_lineno])
             for line in _distinctive(code):
-                leaks += [f"{n}: {line} (from oracles/{stem}.py:{fn.__name__})"
-                          for n, lines in release_lines.items() if line in lines]
+                leaks += [
+                    f"{n}: {line} (from oracles/{stem}.py:{fn.__name__})"
+                    for n, lines in release_lines.items()
+                    if line in lines
+                ]
     assert not leaks, "reference code in the release:\n" + "\n".join(leaks)
 
 
@@ -302,8 +326,7 @@ def _site_dirs() -> list[str]:
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     # offline and fast: the dependencies are already there
-    env.update(PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1",
-               PYTHONWARNINGS="ignore")
+    env.update(PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONWARNINGS="ignore")
     return env
 
 
@@ -323,15 +346,24 @@ def student_repo(built):
 
 def _set_up(repo: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
-    purelib = Path(subprocess.run([str(repo / ".venv" / "bin" / "python"), "-c",
-                                   "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                  capture_output=True, text=True, check=True).stdout.strip())
+    purelib = Path(
+        subprocess.run(
+            [str(repo / ".venv" / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (purelib / "_reuse_installed_packages.pth").write_text("\n".join(_site_dirs()) + "\n")
     proc = subprocess.run(["make", "setup"], cwd=repo, env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    where = subprocess.run([str(repo / ".venv" / "bin" / "python"), "-c",
-                            "import autograder; print(autograder.__file__)"],
-                           cwd=repo.parent, env=_env(), capture_output=True, text=True)
+    where = subprocess.run(
+        [str(repo / ".venv" / "bin" / "python"), "-c", "import autograder; print(autograder.__file__)"],
+        cwd=repo.parent,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
     assert Path(where.stdout.strip()).resolve() == (repo / "autograder" / "__init__.py").resolve(), where
     return repo
 
@@ -352,8 +384,14 @@ def _stubs(built, course) -> dict[str, str]:
 
 
 def _check_json(repo: Path, *args: str) -> tuple[int, dict]:
-    proc = subprocess.run([".venv/bin/python", "-m", "autograder", "check", *args, "--json"], cwd=repo, env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [".venv/bin/python", "-m", "autograder", "check", *args, "--json"],
+        cwd=repo,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     try:
         return proc.returncode, json.loads(proc.stdout)
     except ValueError:
@@ -363,13 +401,18 @@ def _check_json(repo: Path, *args: str) -> tuple[int, dict]:
 @pytest.mark.slow
 def test_check_on_the_untouched_stubs_gives_zero(student_repo, built, course):
     _place(student_repo, course, _stubs(built, course))
-    proc = subprocess.run(["make", "check"], cwd=student_repo, env=_env(), capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(["make", "check"], cwd=student_repo, env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0
     assert "not implemented yet" in proc.stdout
     assert "total 0/" in proc.stdout
-    hint = subprocess.run(["make", "hint", f"STAGE={built.stages[0]}"], cwd=student_repo, env=_env(),
-                          capture_output=True, text=True, timeout=120)
+    hint = subprocess.run(
+        ["make", "hint", f"STAGE={built.stages[0]}"],
+        cwd=student_repo,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert hint.returncode == 0 and "Hint 1/" in hint.stdout, hint.stdout + hint.stderr
 
 
@@ -437,14 +480,21 @@ def test_release_and_instructor_agree_check_by_check(student_repo, built, course
         if key in built.stages:
             spec[f"unseen-{key}"] = {key: source}
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    proc = subprocess.run([".venv/bin/python", "-c", GRADE_MANY, str(tmp_path / "spec.json")], cwd=student_repo,
-                          env=_env(), capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [".venv/bin/python", "-c", GRADE_MANY, str(tmp_path / "spec.json")],
+        cwd=student_repo,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     assert Path(got["autograder"]).resolve() == (student_repo / "autograder" / "__init__.py").resolve()
     # the instructor's run: public and hidden checks, as `python -m autograder grade` runs them
-    subs = [Submission(name, {k: (course.stage(k).file, text) for k, text in files.items()})
-            for name, files in spec.items()]
+    subs = [
+        Submission(name, {k: (course.stage(k).file, text) for k, text in files.items()}) for name, files in spec.items()
+    ]
     full = {r.student: r for r in grade(course, subs, stages=built.stages, seed=7, sandbox=sandbox)}
     for name, files in spec.items():
         (key,) = files
@@ -459,8 +509,9 @@ def test_release_and_instructor_agree_check_by_check(student_repo, built, course
             recorded = [s for s in rel.comparable(built.instructor[name]) if s[0] == key]
             assert mine == recorded, name
             # ... and the full run's public checks give the same verdicts, messages and mistake names
-            assert [(c[0], c[1], c[4], c[5]) for c in checks] == \
-                   [(c.name, c.passed, c.message, c.mistake) for c in public], name
+            assert [(c[0], c[1], c[4], c[5]) for c in checks] == [
+                (c.name, c.passed, c.message, c.mistake) for c in public
+            ], name
         else:  # never seen by the release: the verdicts agree
             assert [(c[0], c[1]) for c in checks] == [(c.name, c.passed) for c in public], name
 
@@ -486,8 +537,9 @@ def test_classroom_workflow_is_valid_and_scores_each_stage(built, course):
         assert step["with"]["max-score"] == stage.points
         assert step["with"]["command"] == rel.stage_command(stage.key)
         assert int(step["with"]["timeout"]) >= 1
-    (reporter,) = [s for s in steps
-                   if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter@")]
+    (reporter,) = [
+        s for s in steps if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter@")
+    ]
     runners = [r for r in re.split(r"[\s,]+", reporter["with"]["runners"]) if r]
     assert runners == built.stages
     for runner in runners:  # the reporter reads <RUNNER>_RESULTS, base64 JSON written by the grader step
@@ -505,8 +557,9 @@ def test_classroom_commands_pass_on_solutions_and_fail_on_stubs(student_repo, bu
     def run_all() -> dict[str, tuple[int, str]]:
         def one(item):
             key, command = item
-            proc = subprocess.run(["bash", "-c", command], cwd=student_repo, env=env, capture_output=True,
-                                  text=True, timeout=600)
+            proc = subprocess.run(
+                ["bash", "-c", command], cwd=student_repo, env=env, capture_output=True, text=True, timeout=600
+            )
             return key, (proc.returncode, (proc.stdout + proc.stderr)[-2000:])
 
         with ThreadPoolExecutor(2) as pool:

@@ -19,8 +19,17 @@ import pytest
 from html.parser import HTMLParser
 
 from autograder.checks import heatmaps
-from autograder.instructor.report import (SCRIPT, Graded, Matrices, class_stats, gradescope_json, grades_csv, heatmap_data,
-                                          render_feedback, render_report)
+from autograder.instructor.report import (
+    SCRIPT,
+    Graded,
+    Matrices,
+    class_stats,
+    gradescope_json,
+    grades_csv,
+    heatmap_data,
+    render_feedback,
+    render_report,
+)
 from autograder.results import CheckResult, StageResult, SubmissionResult
 from tests.report_class import make_class
 
@@ -29,17 +38,30 @@ CSS_TEXT = (Path(__file__).resolve().parent.parent / "autograder" / "templates" 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
-def result(student: str, passed: bool, *, mistake: str | None = None, message: str = "", figures=None,
-           course=None) -> SubmissionResult:
+def result(
+    student: str, passed: bool, *, mistake: str | None = None, message: str = "", figures=None, course=None
+) -> SubmissionResult:
     stages = []
     for stage in course.stages[:2]:
-        checks = [CheckResult(name="values", passed=passed, points=stage.points / 2 if passed else 0.0,
-                              max_points=stage.points / 2, message="" if passed else message, mistake=mistake,
-                              figures=None if passed else figures),
-                  CheckResult(name="random inputs", passed=True, points=stage.points / 2,
-                              max_points=stage.points / 2, hidden=True)]
-        stages.append(StageResult(key=stage.key, title=stage.title, max_score=stage.points, checks=checks,
-                                  seed=1234 + stage.index))
+        checks = [
+            CheckResult(
+                name="values",
+                passed=passed,
+                points=stage.points / 2 if passed else 0.0,
+                max_points=stage.points / 2,
+                message="" if passed else message,
+                mistake=mistake,
+                figures=None if passed else figures,
+            ),
+            CheckResult(
+                name="random inputs", passed=True, points=stage.points / 2, max_points=stage.points / 2, hidden=True
+            ),
+        ]
+        stages.append(
+            StageResult(
+                key=stage.key, title=stage.title, max_score=stage.points, checks=checks, seed=1234 + stage.index
+            )
+        )
     return SubmissionResult(student=student, stages=stages, isolation="bubblewrap (own uid)")
 
 
@@ -73,9 +95,13 @@ def test_grades_csv_header_rows_and_no_formulas(course):
 
 def test_report_escapes_every_student_string_and_loads_nothing(course):
     figures = heatmaps(__import__("torch").eye(3), __import__("torch").ones(3, 3), f"weights {EVIL}")
-    rows = [Graded(result(EVIL, False, mistake=EVIL, message=f"got {EVIL}", figures=figures, course=course),
-                   notes=[f"ignored: {EVIL}"]),
-            Graded(result("bea", True, course=course))]
+    rows = [
+        Graded(
+            result(EVIL, False, mistake=EVIL, message=f"got {EVIL}", figures=figures, course=course),
+            notes=[f"ignored: {EVIL}"],
+        ),
+        Graded(result("bea", True, course=course)),
+    ]
     page = render_report(course, rows, meta={"seed": 7})
     for text in (page, render_feedback(course, rows[0]), render_feedback(course, rows[0], hidden_detail=True)):
         assert "<img" not in text and "&lt;script&gt;" in text
@@ -85,7 +111,7 @@ def test_report_escapes_every_student_string_and_loads_nothing(course):
         assert scripts[1][1] == SCRIPT and "<" not in scripts[0][1]
         digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
         assert f"script-src 'sha256-{digest}'" in text and "default-src 'none'" in text
-        for bad in ("src=\"http", "href=\"http", "<link", "@import", "<iframe", "innerHTML"):
+        for bad in ('src="http', 'href="http', "<link", "@import", "<iframe", "innerHTML"):
             assert bad not in text
         parser = _Balanced()
         parser.feed(text)
@@ -160,9 +186,16 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 
 def _course_with(course, n_extra: int):
     """The course with ``n_extra`` more stages (the report takes its stages from course.yml, however many)."""
-    extra = tuple(dataclasses.replace(course.stages[-1], key=f"extra_stage_{i}", title=f"An extra stage {i}",
-                                      file=f"{9 + i:02d}_extra.py", index=len(course.stages) + i)
-                  for i in range(n_extra))
+    extra = tuple(
+        dataclasses.replace(
+            course.stages[-1],
+            key=f"extra_stage_{i}",
+            title=f"An extra stage {i}",
+            file=f"{9 + i:02d}_extra.py",
+            index=len(course.stages) + i,
+        )
+        for i in range(n_extra)
+    )
     return dataclasses.replace(course, stages=course.stages + extra)
 
 
@@ -172,17 +205,19 @@ def test_report_reads_in_order_with_stage_names_and_a_short_list_of_hardest_chec
     page = render_report(big, rows, meta={"seed": 3, "isolation": "test", "devices": "cpu"})
     order = [page.index(f'id="{section}"') for section in ("class", "hardest", "mistakes", "grades")]
     assert page.index("<header>") < order[0] and order == sorted(order)
-    header = page[page.index("<header>"):page.index("</header>")]
-    assert ">40</div><div class=\"k\">submissions" in header and "mean" in header and "median" in header
-    grades = page[page.index('id="gradetable"'):page.index("</thead>")]
+    header = page[page.index("<header>") : page.index("</header>")]
+    assert '>40</div><div class="k">submissions' in header and "mean" in header and "median" in header
+    grades = page[page.index('id="gradetable"') : page.index("</thead>")]
     for stage in big.stages:  # columns named by number and key, in course order, every stage
         assert f'<span class="num">{stage.number}</span> {stage.key.replace("_", " ")}' in grades
-    assert [int(n) for n in re.findall(r'<span class="num">(\d+)</span>', grades)] == list(range(1, len(big.stages) + 1))
+    assert [int(n) for n in re.findall(r'<span class="num">(\d+)</span>', grades)] == list(
+        range(1, len(big.stages) + 1)
+    )
     assert grades.count('data-sort="num"') == len(big.stages) + 2 and 'data-sort="text"' in grades
-    hardest = page[order[1]:order[2]]
-    listed = hardest[:hardest.index("<details>")].count("<tr>") - 1
+    hardest = page[order[1] : order[2]]
+    listed = hardest[: hardest.index("<details>")].count("<tr>") - 1
     assert listed == 10  # the ten hardest first; every check one click away in <details>
-    rates = [int(x) for x in re.findall(r"\((\d+) %\)", hardest[:hardest.index("<details>")])]
+    rates = [int(x) for x in re.findall(r"\((\d+) %\)", hardest[: hardest.index("<details>")])]
     assert rates == sorted(rates)
     assert page.count("<template id=") == 40 and 'id="filter"' in page and 'id="show"' in page
 
@@ -227,9 +262,16 @@ def test_the_header_cannot_be_cut_off():
 def test_feedback_summarises_hidden_checks_unless_asked(course):
     figures = heatmaps(__import__("torch").eye(3), __import__("torch").ones(3, 3), "hidden weights")
     r = result("ann", True, course=course)
-    secret = CheckResult(name="SECRET-CHECK-NAME", passed=False, points=0.0, max_points=2.5, hidden=True,
-                         message="input x = SECRET-INPUT, expected SECRET-EXPECTED", mistake="a named mistake",
-                         figures=figures)
+    secret = CheckResult(
+        name="SECRET-CHECK-NAME",
+        passed=False,
+        points=0.0,
+        max_points=2.5,
+        hidden=True,
+        message="input x = SECRET-INPUT, expected SECRET-EXPECTED",
+        mistake="a named mistake",
+        figures=figures,
+    )
     r.stages[0].checks.append(secret)
     page = render_feedback(course, Graded(r))
     for leak in ("SECRET-CHECK-NAME", "SECRET-INPUT", "SECRET-EXPECTED", "hidden weights", "seed 1234", ">1234<"):
@@ -242,51 +284,100 @@ def test_feedback_summarises_hidden_checks_unless_asked(course):
     assert "SECRET-INPUT" in render_report(course, [Graded(r)])  # the instructor's report shows everything
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install -y chromium to check the report "
-                                              "in a browser")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium: apt-get install -y chromium to check the report in a browser"
+)
 def test_the_report_works_in_a_real_browser(tmp_path, course):
     """Headless Chromium runs the page's script under its own policy: a link to a student opens their detail
     from its template, and the heatmaps are drawn with axes, a colour scale and the differing cells outlined."""
     page = render_report(course, make_class(course, 30), meta={"seed": 1})
     path = tmp_path / "report.html"
     path.write_text(page)
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-                           "--dump-dom", f"{path.as_uri()}#student=student0001"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            f"{path.as_uri()}#student=student0001",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     dom = done.stdout
     assert '<tr class="detail">' in dom, done.stderr[-2000:]
-    detail = dom[dom.index('<tr class="detail">'):]
-    detail = detail[:detail.index("</tr>", detail.index("</td></tr>") if "</td></tr>" in detail else 0) + 5]
+    detail = dom[dom.index('<tr class="detail">') :]
+    detail = detail[: detail.index("</tr>", detail.index("</td></tr>") if "</td></tr>" in detail else 0) + 5]
     assert "student0001 —" in detail and 'aria-label="expected"' in detail and "key position j" in detail
     assert 'class="differs"' in detail and "data-heatmap=" not in detail
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
-                           "--dump-dom", f"{path.as_uri()}#filter=student0001"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            f"{path.as_uri()}#filter=student0001",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     rows = re.findall(r"<tr data-i=[^>]*>", done.stdout)
     assert len(rows) == 30 and sum(" hidden" in r for r in rows) == 29  # the filter ran: one student left
     assert ">1 of 30 students<" in done.stdout
     shot = tmp_path / "report.png"
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1280,1000", path.as_uri()],
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1280,1000",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.skipif(CHROMIUM is None or shutil.which("make") is None,
-                    reason="no chromium (apt-get install -y chromium) or no make: the screenshot target cannot run")
+@pytest.mark.skipif(
+    CHROMIUM is None or shutil.which("make") is None,
+    reason="no chromium (apt-get install -y chromium) or no make: the screenshot target cannot run",
+)
 def test_the_screenshot_target_runs(tmp_path):
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(["make", "-s", "report-screenshot", f"REPORT_DIR={tmp_path}", "REPORT_STUDENTS=60",
-                           f"PY={sys.executable}", "CHROMIUM=" + str(CHROMIUM)],
-                          cwd=root, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            "make",
+            "-s",
+            "report-screenshot",
+            f"REPORT_DIR={tmp_path}",
+            "REPORT_STUDENTS=60",
+            f"PY={sys.executable}",
+            "CHROMIUM=" + str(CHROMIUM),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "report.html").stat().st_size > 10_000
     assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_the_reports_detail_is_brief_and_links_the_full_feedback_page(course):
-    r = result("ann/../<x> y", False, message="values differ (3 of 9)\n  expected [1, 2]\n  got      [0, 0]",
-               course=course)
+    r = result(
+        "ann/../<x> y", False, message="values differ (3 of 9)\n  expected [1, 2]\n  got      [0, 0]", course=course
+    )
     page = render_report(course, [Graded(r)], feedback_links=True)
     assert "values differ (3 of 9)" in page and "expected [1, 2]" not in page
     assert 'href="ann/../%3Cx%3E%20y/feedback.html"' not in page  # a path in the id stays one folder name

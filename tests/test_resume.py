@@ -110,8 +110,9 @@ def wait_for_first_result(proc: subprocess.Popen, out: Path) -> None:
 
 def same_as_uninterrupted(cls: Path, out: Path, clean_out: Path, seed: int, what: str) -> dict[str, object]:
     """Grade ``cls`` again into ``clean_out`` with ``seed``, uninterrupted; every file must equal ``out``'s."""
-    clean = subprocess.run(command(cls, clean_out, "--seed", str(seed)), cwd=ROOT, capture_output=True, text=True,
-                           timeout=600)
+    clean = subprocess.run(
+        command(cls, clean_out, "--seed", str(seed)), cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert clean.returncode == 0, clean.stderr[-3000:]
     a, b = snapshot(out), snapshot(clean_out)
     assert sorted(a) == sorted(b)
@@ -136,8 +137,9 @@ def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_
     cls = make_class(tmp_path)
     killed_out, clean_out = tmp_path / "killed", tmp_path / "clean"
 
-    proc = subprocess.Popen(command(cls, killed_out), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        command(cls, killed_out), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     wait_for_first_result(proc, killed_out)
     os.kill(proc.pid, signal.SIGKILL)  # the main process only: its judges must die with it
     proc.wait()
@@ -149,8 +151,7 @@ def test_kill_9_halfway_then_resume_gives_exactly_the_uninterrupted_results(tmp_
     assert 0 < done < 8, f"{done} results when killed: not halfway"
     seed = json.loads((killed_out / "run.json").read_text())["seed"]
 
-    resumed = subprocess.run(command(cls, killed_out), cwd=ROOT, capture_output=True, text=True,
-                             timeout=600)
+    resumed = subprocess.run(command(cls, killed_out), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     a = same_as_uninterrupted(cls, killed_out, clean_out, seed, "the resumed run")
     five = a["s5/result.json"]["result"]["stages"]
@@ -185,8 +186,9 @@ def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
     end exactly as those of a run where nothing happened."""
     cls = make_class(tmp_path)
     out, clean_out = tmp_path / "out", tmp_path / "clean"
-    proc = subprocess.Popen(command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command(cls, out, "--seed", "5"), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     wait_for_first_result(proc, out)
     # forked, launcher and judges alike: they run the main process's command line (the workers run bwrap's)
     launchers = [p for p in _children(proc.pid) if _cmdline(p) == _cmdline(proc.pid)]

@@ -31,8 +31,11 @@ def test_a_result_does_not_depend_on_the_other_submissions_of_the_session(course
     subs = [
         _submission(course, "complete", {}),
         _submission(course, "mistake", {"causal_attention": mistake_source(mistake, ROOT)}),
-        _submission(course, "partial", {"loop_average": None,
-                                        "causal_attention": (ROOT / "exercises" / "07_causal_attention.py").read_text()}),
+        _submission(
+            course,
+            "partial",
+            {"loop_average": None, "causal_attention": (ROOT / "exercises" / "07_causal_attention.py").read_text()},
+        ),
     ]
     done: list[str] = []
     forward = grade(course, subs, stages=STAGES, seed=99, sandbox=sandbox, on_done=lambda r: done.append(r.student))
@@ -62,8 +65,10 @@ def test_one_module_for_many_submissions_is_set_up_again_for_each(course, sandbo
     good = _submission(course, "good", {})
     stub = _submission(course, "stub", {"loop_average": (ROOT / "exercises" / "01_loop_average.py").read_text()})
     for order in ([good, stub], [stub, good]):
-        results = {r.student: r for r in grade(course, order, stages=["loop_average"], include_hidden=False,
-                                                seed=5, sandbox=sandbox)}
+        results = {
+            r.student: r
+            for r in grade(course, order, stages=["loop_average"], include_hidden=False, seed=5, sandbox=sandbox)
+        }
         assert results["good"].stage("loop_average").full_marks
         assert results["stub"].stage("loop_average").status == "not implemented"
         assert results["stub"].score == 0
@@ -101,8 +106,10 @@ def test_every_stage_of_every_submission_gets_a_fresh_child(course, sandbox):
     """A grade of record: no child serves two stages, or two submissions (a stage that leaves a trace in its
     process, here a changed default dtype, cannot reach the next one)."""
     loop = (ROOT / "solutions" / "01_loop_average.py").read_text()
-    subs = [_submission(course, "trace", {"loop_average": loop + "\ntorch.set_default_dtype(torch.float64)\n"}),
-            _submission(course, "complete", {})]
+    subs = [
+        _submission(course, "trace", {"loop_average": loop + "\ntorch.set_default_dtype(torch.float64)\n"}),
+        _submission(course, "complete", {}),
+    ]
     forks = sandbox.forks
     results = grade(course, subs, stages=STAGES, seed=7, sandbox=sandbox)
     assert sandbox.forks - forks == len(subs) * len(STAGES)
@@ -167,11 +174,23 @@ def test_nan_is_reported_as_nan_not_as_an_infinite_error():
 def test_a_recorded_stage_seed_draws_the_same_inputs_as_fixed_seed(course, sandbox):
     """A class's recorded per-stage seed, given back as ``fixed_seed`` (``check --seed``), reproduces the
     messages of the random checks, whoever the student is."""
-    sub = Submission("alice", sources={"loop_average": ("01_loop_average.py", mistake_source(
-        ROOT / "tests" / "mistakes" / "loop_average__sum_not_mean.py", ROOT))})
+    sub = Submission(
+        "alice",
+        sources={
+            "loop_average": (
+                "01_loop_average.py",
+                mistake_source(ROOT / "tests" / "mistakes" / "loop_average__sum_not_mean.py", ROOT),
+            )
+        },
+    )
     graded = grade(course, [sub], stages=["loop_average"], seed=7, sandbox=sandbox)[0].stage("loop_average")
-    again = grade(course, [Submission("another-name", sources=sub.sources)], stages=["loop_average"],
-                  fixed_seed=graded.seed, sandbox=sandbox)[0].stage("loop_average")
+    again = grade(
+        course,
+        [Submission("another-name", sources=sub.sources)],
+        stages=["loop_average"],
+        fixed_seed=graded.seed,
+        sandbox=sandbox,
+    )[0].stage("loop_average")
     assert again.seed == graded.seed
     hidden = [(c.name, c.message) for c in graded.checks if c.hidden and not c.passed]
     assert hidden and hidden == [(c.name, c.message) for c in again.checks if c.hidden and not c.passed]

@@ -18,8 +18,15 @@ import pytest
 import torch
 
 from autograder.runtime import wire, zygote
-from autograder.sandbox.errors import (NotImplementedYet, SandboxWarning, StudentCodeError, StudentCrashed, StudentFailure,
-                               StudentTimeout, SubmissionLoadError)
+from autograder.sandbox.errors import (
+    NotImplementedYet,
+    SandboxWarning,
+    StudentCodeError,
+    StudentCrashed,
+    StudentFailure,
+    StudentTimeout,
+    SubmissionLoadError,
+)
 from autograder.sandbox.proxy import LocalStudent
 from autograder.sandbox.host import RUNTIME_DIR, SANDBOX_RUNTIME, SANDBOX_WORKER, Limits, Sandbox, bwrap_command
 from autograder.sandbox.values import Out
@@ -45,25 +52,32 @@ def test_bwrap_command_isolates_and_mounts_nothing_of_the_judge(uid):
             assert flag in cmd
         assert cmd[-2:] == ["--uid", str(uid)]
         added = {cmd[i + 1] for i, a in enumerate(cmd) if a == "--cap-add"}
-        assert added == {"CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE",
-                         "CAP_FOWNER"}
+        assert added == {
+            "CAP_SETUID",
+            "CAP_SETGID",
+            "CAP_SYS_ADMIN",
+            "CAP_KILL",
+            "CAP_CHOWN",
+            "CAP_DAC_OVERRIDE",
+            "CAP_FOWNER",
+        }
     assert cmd[cmd.index("--cap-drop") + 1] == "ALL"
     # the folders above each mount point are made open to every uid inside, the host's left as they are
     dirs = [cmd[i + 3] for i, a in enumerate(cmd) if a == "--perms" and cmd[i + 1] == "0755" and cmd[i + 2] == "--dir"]
     for path in [cmd[i + 2] for i, a in enumerate(cmd) if a == "--ro-bind" and not cmd[i + 2].startswith("/usr")]:
         for parent in list(Path(path).parents)[:-1]:
             assert str(parent) in dirs or str(parent) in ("/usr", "/tmp") or str(parent).startswith("/usr/")
-    assert cmd[cmd.index("--size") + 1:cmd.index("--size") + 4] == [str(64 * 2**20), "--tmpfs", "/tmp"]
-    assert ["--remount-ro", "/"] == cmd[cmd.index("--chdir") - 2:cmd.index("--chdir")]
+    assert cmd[cmd.index("--size") + 1 : cmd.index("--size") + 4] == [str(64 * 2**20), "--tmpfs", "/tmp"]
+    assert ["--remount-ro", "/"] == cmd[cmd.index("--chdir") - 2 : cmd.index("--chdir")]
     assert "--bind" not in cmd  # every mount is read-only
     binds = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--ro-bind"]
     for private in (ROOT, ROOT / "solutions", ROOT / "autograder", ROOT / "autograder" / "graders"):
         assert str(private) not in binds
     # of the autograder, only the runtime package (what runs in the sandbox) is mounted
     where = cmd.index(SANDBOX_RUNTIME)
-    assert cmd[where - 2:where] == ["--ro-bind", str(RUNTIME_DIR)]
+    assert cmd[where - 2 : where] == ["--ro-bind", str(RUNTIME_DIR)]
     assert [b for b in binds if b.startswith(str(ROOT / "autograder"))] == [str(RUNTIME_DIR)]
-    assert cmd[cmd.index("--") + 1:cmd.index("--") + 4] == [sys.executable, "-I", SANDBOX_WORKER]
+    assert cmd[cmd.index("--") + 1 : cmd.index("--") + 4] == [sys.executable, "-I", SANDBOX_WORKER]
 
 
 def test_wire_codec_does_not_use_the_patchable_json_module(monkeypatch):
@@ -83,11 +97,21 @@ def test_wire_codec_does_not_use_the_patchable_json_module(monkeypatch):
         wire.loads(b"{nope")
 
 
-@pytest.mark.parametrize("change, strict", [
-    ({"np": "|O"}, True), ({"np": "<U4"}, True), ({"dtype": "float64"}, True), ({"dtype": "complex64"}, False),
-    ({"shape": [3, -1]}, True), ({"shape": [5]}, True), ({"__nd__": [8, 16]}, True), ({"__nd__": [-4, 16]}, True),
-    ({"__nd__": "0:16"}, True), ({"shape": "big"}, True),
-])
+@pytest.mark.parametrize(
+    "change, strict",
+    [
+        ({"np": "|O"}, True),
+        ({"np": "<U4"}, True),
+        ({"dtype": "float64"}, True),
+        ({"dtype": "complex64"}, False),
+        ({"shape": [3, -1]}, True),
+        ({"shape": [5]}, True),
+        ({"__nd__": [8, 16]}, True),
+        ({"__nd__": [-4, 16]}, True),
+        ({"__nd__": "0:16"}, True),
+        ({"shape": "big"}, True),
+    ],
+)
 def test_decode_array_refuses_inconsistent_records(change, strict):
     blob = wire.Blob()
     rec = wire.encode_array(np.arange(4, dtype=np.float32), "float32", "cpu", blob)
@@ -156,7 +180,7 @@ def test_local_student_uses_the_same_executor_in_process():
 
 
 # a learner function that starts sleeping processes until a fork is refused (or 500 of them), and says how many
-FORK_LOOP = textwrap.dedent('''
+FORK_LOOP = textwrap.dedent("""
     import os, time
 
     def fork_until_refused(x):
@@ -171,10 +195,10 @@ FORK_LOOP = textwrap.dedent('''
                 os._exit(0)
             n += 1
         return n
-''')
+""")
 
 
-PROBES = FORK_LOOP + textwrap.dedent('''
+PROBES = FORK_LOOP + textwrap.dedent("""
     import os, resource, signal, socket, sys, time
     import torch
     import torch.nn.functional as F
@@ -307,9 +331,9 @@ PROBES = FORK_LOOP + textwrap.dedent('''
             return super().__torch_function__(func, types, args, kwargs or {})
     def liar(x):
         return torch.zeros(3).as_subclass(Liar)
-''').replace("REPO", str(ROOT))
+""").replace("REPO", str(ROOT))
 
-PATCHES = textwrap.dedent('''
+PATCHES = textwrap.dedent("""
     import json
     import torch
     import torch.autograd.profiler
@@ -324,7 +348,7 @@ PATCHES = textwrap.dedent('''
 
     def sdpa(q):
         return F.scaled_dot_product_attention(q, q, q, is_causal=True)
-''')
+""")
 
 
 UID_SOURCE = "import os\n\n\ndef uid(x):\n    return list(os.getresuid())\n"
@@ -373,22 +397,26 @@ def test_nothing_one_child_leaves_reaches_the_next(bwrap_sb):
     assert _call(bwrap_sb, "find_file", 0)[:2] == [False, None]
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("sdpa", "aten.scaled_dot_product_attention.default"), ("sdpa_aten", "aten.scaled_dot_product_attention.default"),
-    ("sdpa_c", "aten.scaled_dot_product_attention.default"),
-    ("sdpa_getattr", "aten.scaled_dot_product_attention.default"),
-    ("sdpa_exec", "aten.scaled_dot_product_attention.default"),
-    ("sdpa_math", "aten._scaled_dot_product_attention_math.default"),
-    ("native_mha", "aten._native_multi_head_attention.default"),
-    ("mha_module", "autograder.multi_head_attention_forward.default"),
-    ("mha_no_torch_function", "autograder.multi_head_attention_forward.default"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("sdpa", "aten.scaled_dot_product_attention.default"),
+        ("sdpa_aten", "aten.scaled_dot_product_attention.default"),
+        ("sdpa_c", "aten.scaled_dot_product_attention.default"),
+        ("sdpa_getattr", "aten.scaled_dot_product_attention.default"),
+        ("sdpa_exec", "aten.scaled_dot_product_attention.default"),
+        ("sdpa_math", "aten._scaled_dot_product_attention_math.default"),
+        ("native_mha", "aten._native_multi_head_attention.default"),
+        ("mha_module", "autograder.multi_head_attention_forward.default"),
+        ("mha_no_torch_function", "autograder.multi_head_attention_forward.default"),
+    ],
+)
 def test_every_alias_of_a_fused_kernel_is_in_the_graph(sb, name, expected):
     reply = _call(sb, name, Q, record=True, full=True)
     assert expected in reply["record"]["forbidden"]
 
 
-WORKER_THREAD = textwrap.dedent('''
+WORKER_THREAD = textwrap.dedent("""
     import queue, threading
     import torch.nn.functional as F
     _jobs, _done = queue.Queue(), queue.Queue()
@@ -407,7 +435,7 @@ WORKER_THREAD = textwrap.dedent('''
     def by_hand(q):
         w = (q @ q.transpose(-2, -1)).softmax(-1)
         return w @ q
-''')
+""")
 
 
 @pytest.mark.parametrize("source, name", [(WORKER_THREAD, "sdpa_elsewhere"), (PROBES, "sdpa_thread")])
@@ -462,11 +490,16 @@ def test_learner_failures_are_told_apart_by_type(sb):
     """A file that cannot be imported raises SubmissionLoadError (the runner marks its stage as an error by that
     type), a stub's NotImplementedError raises NotImplementedYet; an error raised by a call is neither, whatever
     its message says."""
-    cases = [("def f(x:\n", SubmissionLoadError, "your file could not be imported: SyntaxError"),
-             ("raise ValueError('no')\n", SubmissionLoadError, "your file could not be imported: ValueError: no"),
-             ("raise NotImplementedError('todo')\n", NotImplementedYet, "todo"),
-             ("def f(x):\n    raise ValueError('your file could not be imported')\n", StudentCodeError,
-              "your code raised ValueError: your file could not be imported")]
+    cases = [
+        ("def f(x:\n", SubmissionLoadError, "your file could not be imported: SyntaxError"),
+        ("raise ValueError('no')\n", SubmissionLoadError, "your file could not be imported: ValueError: no"),
+        ("raise NotImplementedError('todo')\n", NotImplementedYet, "todo"),
+        (
+            "def f(x):\n    raise ValueError('your file could not be imported')\n",
+            StudentCodeError,
+            "your code raised ValueError: your file could not be imported",
+        ),
+    ]
     for source, kind, message in cases:
         proxy = sb.open(source, "/submission/probe.py")
         try:
@@ -573,7 +606,7 @@ def test_the_cpu_time_limit_ends_a_busy_child(sb):
 # ───────────────────────────── modules built in one request ─────────────────────────────
 
 
-MODULES = textwrap.dedent('''
+MODULES = textwrap.dedent("""
     import torch
     from torch import nn
 
@@ -612,7 +645,7 @@ MODULES = textwrap.dedent('''
         def __init__(self, d, mask=True):
             super().__init__(d, mask)
             self.extra = nn.Parameter(torch.zeros(2))
-''')
+""")
 
 
 def _outcome(fn):
@@ -673,7 +706,7 @@ def test_a_module_built_in_one_request_in_the_sandbox(sb):
 
 # ───────────────────────────── a grade of record: uid, limits, IPC, signals, the child's area, timeouts ──────
 
-ISOLATION = FORK_LOOP + textwrap.dedent('''
+ISOLATION = FORK_LOOP + textwrap.dedent("""
     import ctypes, os, signal, time
 
     def who(x):
@@ -723,7 +756,7 @@ ISOLATION = FORK_LOOP + textwrap.dedent('''
     def output_honest(x):
         print("hello from the learner", flush=True)
         return 1
-''')
+""")
 
 
 def _last_exit(sb, name, source=ISOLATION):
@@ -820,8 +853,14 @@ def test_a_hang_costs_one_timeout_per_stage(course):
         box = Sandbox(Limits(call_timeout=1.5, max_restarts=2)).start()
     try:
         started = time.monotonic()
-        result = grade(course, [Submission("hangs", sources={"loop_average": ("01_loop_average.py", loop)})],
-                       stages=["loop_average"], devices=["cpu"], seed=3, sandbox=box)[0]
+        result = grade(
+            course,
+            [Submission("hangs", sources={"loop_average": ("01_loop_average.py", loop)})],
+            stages=["loop_average"],
+            devices=["cpu"],
+            seed=3,
+            sandbox=box,
+        )[0]
         elapsed = time.monotonic() - started
     finally:
         box.close()
@@ -829,6 +868,8 @@ def test_a_hang_costs_one_timeout_per_stage(course):
     assert result.score == 0 and len(checks) > 2
     assert sum("did not finish within 1.5 s" in c.message and not c.message.startswith("skipped") for c in checks) == 1
     assert all("did not finish" in c.message for c in checks)
-    assert sum(c.message.startswith("skipped: an earlier check of this stage did not finish in time")
-               for c in checks) == len(checks) - 1
+    assert (
+        sum(c.message.startswith("skipped: an earlier check of this stage did not finish in time") for c in checks)
+        == len(checks) - 1
+    )
     assert elapsed < 1.5 * 2 + 3, f"{elapsed:.1f} s"

@@ -327,14 +327,17 @@ def test_cross_attention_matches_torch_multihead_attention(d_kv):
     torch.testing.assert_close(ca(x, context, mask), expected)
     empty = ca(x, context, m9.key_padding_mask(torch.tensor([7, 0]), 7))
     torch.testing.assert_close(empty[1], ca.out_proj.bias.expand(4, 6))
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("t_q,t_k,block", [(7, 7, 3), (4, 9, 2), (9, 4, 4), (5, 5, 8), (1, 1, 1)])
 def test_blockwise_attention_matches_sdpa(causal, t_q, t_k, block):
     m10 = sol("10_blockwise_attention.py")
     q, k = torch.randn(2, 3, t_q, 4, dtype=torch.float64), torch.randn(2, 3, t_k, 4, dtype=torch.float64)
     v = torch.randn(2, 3, t_k, 5, dtype=torch.float64)
-    torch.testing.assert_close(m10.blockwise_attention(q, k, v, block, causal),
-                               F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    torch.testing.assert_close(
+        m10.blockwise_attention(q, k, v, block, causal), F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    )
 
 
 def test_online_softmax_matches_softmax_and_is_stable():

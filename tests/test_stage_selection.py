@@ -37,13 +37,18 @@ def test_the_repository_selects_every_stage(course):
     assert all(s.track == "advanced" for s in course.stages[8:])
 
 
-@pytest.mark.parametrize("select, keys", [
-    ("core", lambda c: [s.key for s in c.all_stages if s.track == "core"]),
-    ("advanced", lambda c: [s.key for s in c.all_stages if s.track == "advanced"]),
-    (SUBSET[::-1], lambda c: SUBSET),  # course order, whatever the order of the list
-    (["core", "padding_and_cross_attention"], lambda c: [s.key for s in c.all_stages
-                                                         if s.track == "core" or s.key == SUBSET[-1]]),
-])
+@pytest.mark.parametrize(
+    "select, keys",
+    [
+        ("core", lambda c: [s.key for s in c.all_stages if s.track == "core"]),
+        ("advanced", lambda c: [s.key for s in c.all_stages if s.track == "advanced"]),
+        (SUBSET[::-1], lambda c: SUBSET),  # course order, whatever the order of the list
+        (
+            ["core", "padding_and_cross_attention"],
+            lambda c: [s.key for s in c.all_stages if s.track == "core" or s.key == SUBSET[-1]],
+        ),
+    ],
+)
 def test_select_picks_stages_in_course_order_and_keeps_their_numbers(tmp_path, select, keys):
     course = load_course(course_root(tmp_path, select) / "course.yml")
     assert course.keys == keys(course) and course.keys
@@ -55,12 +60,15 @@ def test_select_picks_stages_in_course_order_and_keeps_their_numbers(tmp_path, s
             course.stage(left_out)
 
 
-@pytest.mark.parametrize("select, where, words", [
-    ("everything", "select", "neither 'all', a track"),
-    (["core", "attention_soup"], "select[1]", "'attention_soup' is neither"),
-    ([], "select", "non-empty list"),
-    (7, "select", "non-empty list"),
-])
+@pytest.mark.parametrize(
+    "select, where, words",
+    [
+        ("everything", "select", "neither 'all', a track"),
+        (["core", "attention_soup"], "select[1]", "'attention_soup' is neither"),
+        ([], "select", "non-empty list"),
+        (7, "select", "non-empty list"),
+    ],
+)
 def test_a_bad_selection_names_the_field(tmp_path, select, where, words):
     with pytest.raises(CourseError) as err:
         load_course(course_root(tmp_path, select) / "course.yml")
@@ -113,8 +121,9 @@ def test_a_subset_generates_only_its_stages(tmp_path):
     assert len(built) == len(SUBSET) and all(any(k in name for name in built) for k in SUBSET), built
 
     shipped = select_modules(root / "autograder", set(course.keys))
-    assert sorted(m for m in shipped if m.startswith("graders/public/test_")) == \
-        sorted(f"graders/public/test_{k}.py" for k in SUBSET)
+    assert sorted(m for m in shipped if m.startswith("graders/public/test_")) == sorted(
+        f"graders/public/test_{k}.py" for k in SUBSET
+    )
 
     archive = gradescope.build(tmp_path / "autograder.zip", repo=root)
     with zipfile.ZipFile(archive) as zf:
@@ -146,14 +155,43 @@ def test_the_command_line_select_replaces_the_manifests(tmp_path):
     assert [s.key for s in load_course(select=["core", "kv_cache"]).stages][-1] == "kv_cache"
     with pytest.raises(CourseError, match="select"):
         load_course(select="nonsense")
-    proc = subprocess.run([sys.executable, "-m", "autograder", "--select", "loop_average,tril_average", "check",
-                           str(ROOT / "solutions"), "--json", "--public-only"], capture_output=True, text=True,
-                          cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--select",
+            "loop_average,tril_average",
+            "check",
+            str(ROOT / "solutions"),
+            "--json",
+            "--public-only",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert [s["key"] for s in json.loads(proc.stdout)["stages"]] == ["loop_average", "tril_average"]
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "autograder", "--select", "loop_average", "grade",
-                           str(ROOT / "examples" / "class"), "--out", str(out), "--quiet", "--timeout", "5"],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--select",
+            "loop_average",
+            "grade",
+            str(ROOT / "examples" / "class"),
+            "--out",
+            str(out),
+            "--quiet",
+            "--timeout",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (out / "grades.csv").read_text().splitlines()[0] == "student,loop_average,total"

@@ -24,20 +24,19 @@ ROOT = Path(__file__).resolve().parent.parent
 TRIVIAL = {
     "zeros": "return _torch.zeros_like(ref)",
     "ones": "return _torch.ones_like(ref)",
-    "input": "same = [a for a in args if a.shape == ref.shape]\n"
-             "    return same[-1] if same else _torch.ones_like(ref)",
+    "input": "same = [a for a in args if a.shape == ref.shape]\n    return same[-1] if same else _torch.ones_like(ref)",
     "noise": "if ref.dtype == _torch.bool:\n"
-             "        return _torch.rand(ref.shape, device=ref.device) < 0.5\n"
-             "    return _torch.randn_like(ref)",
+    "        return _torch.rand(ref.shape, device=ref.device) < 0.5\n"
+    "    return _torch.randn_like(ref)",
     "uniform": "if ref.dtype == _torch.bool:\n"
-               "        return _torch.ones_like(ref)\n"
-               "    same = [a for a in args if a.shape == ref.shape and a.dim() >= 2]\n"
-               "    if same:  # attention spread evenly over every step, the future included\n"
-               "        return same[-1].mean(-2, keepdim=True).expand_as(ref).clone()\n"
-               "    return _torch.full_like(ref, 1.0 / ref.shape[-1])",
+    "        return _torch.ones_like(ref)\n"
+    "    same = [a for a in args if a.shape == ref.shape and a.dim() >= 2]\n"
+    "    if same:  # attention spread evenly over every step, the future included\n"
+    "        return same[-1].mean(-2, keepdim=True).expand_as(ref).clone()\n"
+    "    return _torch.full_like(ref, 1.0 / ref.shape[-1])",
 }
 
-WRAPPER = '''
+WRAPPER = """
 
 import torch as _torch
 
@@ -66,7 +65,7 @@ for _name in {names!r}:
             setattr(_obj, _method, _wrap(getattr(_obj, _method)))
     else:
         globals()[_name] = _wrap(_obj)
-'''
+"""
 
 
 def trivial_source(stage, kind: str) -> str:

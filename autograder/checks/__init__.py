@@ -85,8 +85,7 @@ class CheckFailed(AssertionError):
     ``scaled_dot_product_attention`` in a stage that must be written by hand): its other checks pass or fail
     as usual, so the learner still sees what works, but no point of the stage is awarded."""
 
-    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None,
-                 forfeit: bool = False):
+    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False):
         super().__init__(message)
         self.mistake = mistake
         self.figures = figures  # for reports: {"heatmaps": [{"title", "expected", "got"}]} (see heatmaps())
@@ -105,16 +104,23 @@ def heatmaps(expected, got, title: str, max_size: int = 24) -> dict | None:
     matrix."""
     exp_t = expected.t if isinstance(expected, Out) else expected
     got_t = got.t if isinstance(got, Out) else got
-    if not (isinstance(exp_t, torch.Tensor) and isinstance(got_t, torch.Tensor)) or exp_t.dim() < 2 \
-            or tuple(exp_t.shape) != tuple(got_t.shape) or exp_t.shape[-1] != exp_t.shape[-2] \
-            or not 2 <= exp_t.shape[-1] <= max_size:
+    if (
+        not (isinstance(exp_t, torch.Tensor) and isinstance(got_t, torch.Tensor))
+        or exp_t.dim() < 2
+        or tuple(exp_t.shape) != tuple(got_t.shape)
+        or exp_t.shape[-1] != exp_t.shape[-2]
+        or not 2 <= exp_t.shape[-1] <= max_size
+    ):
         return None
     m = exp_t.detach().to("cpu", torch.float64)
     if exp_t.dtype != torch.bool:
         finite = m[torch.isfinite(m)]
         mask = bool(((m == 0) | (m == 1)).all()) or bool(((m == 0) | (m == -math.inf)).all())
-        weights = bool(torch.isfinite(m).all()) and bool((finite >= 0).all()) \
+        weights = (
+            bool(torch.isfinite(m).all())
+            and bool((finite >= 0).all())
             and bool(torch.allclose(m.sum(-1), torch.ones((), dtype=torch.float64), atol=1e-4))
+        )
         if not (mask or weights):
             return None
 
@@ -162,21 +168,24 @@ def expect_shape(got, shape, what: str) -> Out:
     return out
 
 
-def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tensor | None = None,
-                mistakes=None) -> Out:
+def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tensor | None = None, mistakes=None) -> Out:
     """The answer's dtype and device are the input's; ``expected``: its correct value (the check counts only
     with correct values, see :func:`credited`)."""
     out = as_tensor(got, what)
     if dtype is not None:
         want = str(dtype).replace("torch.", "")
         if out.dtype != want:
-            fail(f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. "
-                 "Create new tensors with dtype=x.dtype, device=x.device.")
+            fail(
+                f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. "
+                "Create new tensors with dtype=x.dtype, device=x.device."
+            )
     if device is not None:
         want = str(device)
         if out.device.split(":")[0] != want.split(":")[0]:
-            fail(f"{what}: expected the result on {want} (the input's device), got {out.device}. "
-                 "Create new tensors with device=x.device.")
+            fail(
+                f"{what}: expected the result on {want} (the input's device), got {out.device}. "
+                "Create new tensors with device=x.device."
+            )
     credited(out, expected, what, mistakes, dtype=dtype)
     return out
 
@@ -218,8 +227,10 @@ def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float)
         errors.append(f"{int((nan & torch.isnan(g)).sum())} NaN where a number was expected")
     if bool((nan & ~torch.isnan(g)).any()):
         errors.append(f"{int((nan & ~torch.isnan(g)).sum())} numbers where NaN was expected")
-    return False, (f"{n_bad} of {g.numel()} values differ; first at index {tuple(bad)}: expected "
-                   f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; " + "; ".join(errors))
+    return False, (
+        f"{n_bad} of {g.numel()} values differ; first at index {tuple(bad)}: expected "
+        f"{_fmt(float(e[tuple(bad)]))}, got {_fmt(float(g[tuple(bad)]))}; " + "; ".join(errors)
+    )
 
 
 def diagnose(got: torch.Tensor, mistakes, rtol: float, atol: float, *, expected=None) -> str | None:
@@ -231,16 +242,27 @@ def diagnose(got: torch.Tensor, mistakes, rtol: float, atol: float, *, expected=
     for name, wrong in (mistakes or {}).items():
         if wrong is None or not isinstance(wrong, torch.Tensor) or tuple(wrong.shape) != tuple(got.shape):
             continue
-        if expected is not None and tuple(wrong.shape) == tuple(expected.shape) \
-                and compare(wrong, expected, rtol, atol)[0]:
+        if (
+            expected is not None
+            and tuple(wrong.shape) == tuple(expected.shape)
+            and compare(wrong, expected, rtol, atol)[0]
+        ):
             continue
         if compare(got, wrong, rtol, atol)[0]:
             return name
     return None
 
 
-def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes=None,
-                 rtol: float | None = None, atol: float | None = None) -> Out:
+def expect_close(
+    got,
+    expected: torch.Tensor,
+    *,
+    what: str,
+    dtype=None,
+    mistakes=None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> Out:
     """Values of ``got`` equal ``expected`` within the tolerance of ``dtype``, else of the dtype the call asked
     for (``Out.asked``), else float32's; otherwise a teaching failure. Never the tolerance of the dtype the
     learner returned: a float32 check answered in bfloat16 is judged at float32's tolerance."""
@@ -259,8 +281,11 @@ def expect_close(got, expected: torch.Tensor, *, what: str, dtype=None, mistakes
     if ok:
         return out
     mistake = diagnose(out.t, mistakes, rtol, atol, expected=expected)
-    lines = [f"{what}: values differ from the reference ({where})",
-             f"  expected {_preview(expected)}", f"  got      {_preview(out.t)}"]
+    lines = [
+        f"{what}: values differ from the reference ({where})",
+        f"  expected {_preview(expected)}",
+        f"  got      {_preview(out.t)}",
+    ]
     if mistake:
         lines.append(f"  this looks like a known mistake: {mistake}")
     fail("\n".join(lines), mistake, heatmaps(expected, out.t, what))
@@ -271,13 +296,17 @@ def expect_precise(got, expected: torch.Tensor, *, what: str, mistakes=None) -> 
     float64 and is as accurate as float64 arithmetic makes it (:data:`PRECISION`)."""
     out = expect_close(got, expected, what=what, dtype=torch.float64, mistakes=mistakes)
     if out.dtype != "float64":
-        fail(f"{what}: float64 inputs gave a {out.dtype} answer: keep the input's dtype (create new tensors with "
-             "dtype=x.dtype, do not call .float())")
+        fail(
+            f"{what}: float64 inputs gave a {out.dtype} answer: keep the input's dtype (create new tensors with "
+            "dtype=x.dtype, do not call .float())"
+        )
     ok, where = compare(out.t, expected, *PRECISION)
     if not ok:
-        fail(f"{what}: the values are right only to float32 precision ({where}); float64 inputs must be computed "
-             "in float64 all the way. Look for .float(), a float32 constant (torch.tensor(..., dtype=torch.float32)"
-             " or a float32 mask or scale) or a tensor created without dtype=x.dtype on the way.")
+        fail(
+            f"{what}: the values are right only to float32 precision ({where}); float64 inputs must be computed "
+            "in float64 all the way. Look for .float(), a float32 constant (torch.tensor(..., dtype=torch.float32)"
+            " or a float32 mask or scale) or a tensor created without dtype=x.dtype on the way."
+        )
     return out
 
 
@@ -300,8 +329,10 @@ def expect_half(got, expected: torch.Tensor, dtype: torch.dtype, *, what: str, m
     out = as_tensor(got, what)
     want = str(dtype).replace("torch.", "")
     if out.dtype != want:
-        fail(f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. Create new tensors with "
-             "dtype=x.dtype, and do not return a float32 copy.")
+        fail(
+            f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. Create new tensors with "
+            "dtype=x.dtype, and do not return a float32 copy."
+        )
     return expect_close(out, expected, what=what, dtype=dtype, mistakes=mistakes)
 
 
@@ -312,8 +343,9 @@ def credited(got, expected: torch.Tensor | None, what: str, mistakes=None, dtype
     compare (the check tests a property no trivial answer has)."""
     if expected is None:
         return as_tensor(got, what)
-    return expect_close(got, expected, what=what + " (this check counts only with correct values)", dtype=dtype,
-                        mistakes=mistakes)
+    return expect_close(
+        got, expected, what=what + " (this check counts only with correct values)", dtype=dtype, mistakes=mistakes
+    )
 
 
 def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None) -> None:
@@ -322,9 +354,11 @@ def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = Non
     credited(reply.get("value"), expected, what, mistakes)
     changed = [i for i, c in enumerate(reply.get("inputs_changed") or []) if c]
     if changed:
-        fail(f"{what} modified its input (argument {changed[0] + 1}) in place: "
-             "make sure operations like +=, masked_fill_ or div_ are not done on the input",
-             mistake="input modified in place")
+        fail(
+            f"{what} modified its input (argument {changed[0] + 1}) in place: "
+            "make sure operations like +=, masked_fill_ or div_ are not done on the input",
+            mistake="input modified in place",
+        )
 
 
 # ───────────────────────────── reading a learner's error ─────────────────────────────
@@ -344,7 +378,7 @@ def uses_dot_T(code: str) -> bool:
     """Does a line of code use the ``.T`` attribute (``keys.T``), not a longer name (``x.Total``, ``.Tensor``)?"""
     i = code.find(".T")
     while i >= 0:
-        after = code[i + 2:i + 3]
+        after = code[i + 2 : i + 3]
         if not (after.isalnum() or after == "_"):
             return True
         i = code.find(".T", i + 2)

@@ -56,22 +56,33 @@ F64 = torch.float64
 # ───────────────────────────── learner errors that point at a mistake ─────────────────────────────
 
 
-
 def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
     code = error_line(error, source)
     message = error.get("message") or ""
     if uses_dot_T(code) or "`x.T`" in message:
-        return ("`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
-                "features) use .transpose(-2, -1)", X_T)
+        return (
+            "`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
+            "features) use .transpose(-2, -1)",
+            X_T,
+        )
     if "view size is not compatible" in message:
-        return ("after a transpose the data is out of order in memory, so .view cannot regroup it: use "
-                ".reshape(...) or .contiguous().view(...)", None)
+        return (
+            "after a transpose the data is out of order in memory, so .view cannot regroup it: use "
+            ".reshape(...) or .contiguous().view(...)",
+            None,
+        )
     if "mask" in code and "must match the size of tensor" in message:
-        return ("the mask is built for context_length steps, but this input has fewer: use the top-left "
-                "corner self.mask[:T, :T] with T = x.shape[1]", NOT_SLICED)
+        return (
+            "the mask is built for context_length steps, but this input has fewer: use the top-left "
+            "corner self.mask[:T, :T] with T = x.shape[1]",
+            NOT_SLICED,
+        )
     if "must match the size of tensor" in message or "cannot be multiplied" in message:
-        return ("the shapes do not line up: write the shape of every tensor next to each line, e.g. "
-                "(B, T, d_in) @ (d_in, d_out) -> (B, T, d_out)", None)
+        return (
+            "the shapes do not line up: write the shape of every tensor next to each line, e.g. "
+            "(B, T, d_in) @ (d_in, d_out) -> (B, T, d_out)",
+            None,
+        )
     return None, None
 
 
@@ -106,7 +117,7 @@ def linear_weights(layers: dict[str, tuple[int, int]], *, bias, seed: int, scale
     have a bias."""
     out = {}
     for i, (name, (n_in, n_out)) in enumerate(layers.items()):
-        lim = scale / n_in ** 0.5 * 1.7
+        lim = scale / n_in**0.5 * 1.7
         out[f"{name}.weight"] = fixed(n_out, n_in, seed=seed + 10 * i, low=-lim, high=lim)
         if bias is True or (not isinstance(bias, bool) and name in bias):
             out[f"{name}.bias"] = fixed(n_out, seed=seed + 10 * i + 1, low=-0.5, high=0.5)
@@ -116,7 +127,7 @@ def linear_weights(layers: dict[str, tuple[int, int]], *, bias, seed: int, scale
 def random_linear_weights(rng, layers: dict[str, tuple[int, int]], *, bias) -> dict:
     out = {}
     for name, (n_in, n_out) in layers.items():
-        out[f"{name}.weight"] = torch.randn(n_out, n_in, generator=rng, dtype=F64) / n_in ** 0.5 * 1.5
+        out[f"{name}.weight"] = torch.randn(n_out, n_in, generator=rng, dtype=F64) / n_in**0.5 * 1.5
         if bias is True or (not isinstance(bias, bool) and name in bias):
             out[f"{name}.bias"] = torch.randn(n_out, generator=rng, dtype=F64) * 0.3
     return out
@@ -157,20 +168,23 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
             layer = name.split(".")[0]
             mistake = MISSING_OUT_PROJ if layer == "out_proj" else None
             if name.endswith(".bias") and f"{layer}.weight" in state:
-                msg = (f"{what} has no {name}: with qkv_bias=True each projection needs a bias "
-                       f"(nn.Linear(..., bias=qkv_bias))")
+                msg = (
+                    f"{what} has no {name}: with qkv_bias=True each projection needs a bias "
+                    f"(nn.Linear(..., bias=qkv_bias))"
+                )
                 mistake = mistake or NO_BIAS_SWITCH
             else:
                 msg = f"{what} has no parameter {name!r} (its parameters: {', '.join(params) or 'none'})"
             fail(msg + (f". {hint}" if hint else ""), mistake)
         got_shape = tuple(getattr(state[name], "shape", ()))
         if got_shape != tuple(w.shape):
-            fail(f"{what}: {name} has shape {got_shape}, expected {tuple(w.shape)}"
-                 + (f". {hint}" if hint else ""))
+            fail(f"{what}: {name} has shape {got_shape}, expected {tuple(w.shape)}" + (f". {hint}" if hint else ""))
     extra = [n for n in params if n not in weights]
     if extra:
-        fail(f"{what} has parameters the exercise does not ask for: {', '.join(extra)}"
-             + (f". {hint}" if hint else ""), NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None)
+        fail(
+            f"{what} has parameters the exercise does not ask for: {', '.join(extra)}" + (f". {hint}" if hint else ""),
+            NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None,
+        )
     if prepared is not None:
         if prepared.get("load_error"):
             raise learner_error(prepared["load_error"])
@@ -191,8 +205,15 @@ class _Shape:
         self.shape = tuple(shape)
 
 
-def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], what: str,
-                     dropout: bool = False, mask: int | None = None, state: dict | None = None) -> None:
+def expect_structure(
+    info: dict,
+    *,
+    linears: dict[str, tuple[int, int, bool]],
+    what: str,
+    dropout: bool = False,
+    mask: int | None = None,
+    state: dict | None = None,
+) -> None:
     """The module's layout as ``describe()`` reports it: named ``nn.Linear`` layers of the given sizes, an
     ``nn.Dropout``, a registered ``mask`` buffer of size (mask, mask) which, as the stubs ask, is bool and True
     where s <= t (read from ``state``, the module's state as ``handle.state()`` returns it)."""
@@ -200,44 +221,62 @@ def expect_structure(info: dict, *, linears: dict[str, tuple[int, int, bool]], w
     params = info.get("params", {})
     for name, (n_in, n_out, bias) in linears.items():
         if name not in modules:
-            fail(f"{what} has no submodule {name!r} (found: {', '.join(sorted(modules)) or 'none'}). "
-                 f"Create self.{name} = nn.Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) in __init__",
-                 MISSING_OUT_PROJ if name == "out_proj" else None)
+            fail(
+                f"{what} has no submodule {name!r} (found: {', '.join(sorted(modules)) or 'none'}). "
+                f"Create self.{name} = nn.Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) in __init__",
+                MISSING_OUT_PROJ if name == "out_proj" else None,
+            )
         if modules[name] != "Linear":
             fail(f"{what}.{name} is a {modules[name]}, expected an nn.Linear({n_in}, {n_out})")
         shape = params.get(f"{name}.weight", {}).get("shape")
         if shape != [n_out, n_in]:
-            fail(f"{what}.{name}.weight has shape {tuple(shape or ())}, expected ({n_out}, {n_in}): "
-                 f"nn.Linear(in_features={n_in}, out_features={n_out}) stores its weight as (out, in)")
+            fail(
+                f"{what}.{name}.weight has shape {tuple(shape or ())}, expected ({n_out}, {n_in}): "
+                f"nn.Linear(in_features={n_in}, out_features={n_out}) stores its weight as (out, in)"
+            )
         has_bias = f"{name}.bias" in params
         if has_bias != bias:
-            fail(f"{what}.{name} {'has' if has_bias else 'has no'} bias, but it should "
-                 f"{'have one' if bias else 'have none'} here (pass bias=qkv_bias to nn.Linear)", NO_BIAS_SWITCH)
+            fail(
+                f"{what}.{name} {'has' if has_bias else 'has no'} bias, but it should "
+                f"{'have one' if bias else 'have none'} here (pass bias=qkv_bias to nn.Linear)",
+                NO_BIAS_SWITCH,
+            )
     if dropout and "Dropout" not in modules.values():
-        fail(f"{what} has no nn.Dropout submodule: create self.dropout = nn.Dropout(dropout) in __init__ and "
-             "apply it to the attention weights")
+        fail(
+            f"{what} has no nn.Dropout submodule: create self.dropout = nn.Dropout(dropout) in __init__ and "
+            "apply it to the attention weights"
+        )
     if mask is not None:
         buffers = info.get("buffers", {})
         if "mask" not in buffers:
-            fail(f"{what} has no buffer named 'mask' (buffers: {', '.join(sorted(buffers)) or 'none'}). Build the "
-                 "causal mask once in __init__ and keep it with self.register_buffer('mask', ...), so that "
-                 ".to(device) moves it with the module", MASK_NOT_BUFFER)
+            fail(
+                f"{what} has no buffer named 'mask' (buffers: {', '.join(sorted(buffers)) or 'none'}). Build the "
+                "causal mask once in __init__ and keep it with self.register_buffer('mask', ...), so that "
+                ".to(device) moves it with the module",
+                MASK_NOT_BUFFER,
+            )
         if buffers["mask"]["shape"] != [mask, mask]:
-            fail(f"{what}.mask has shape {tuple(buffers['mask']['shape'])}, expected ({mask}, {mask}): one row "
-                 "and one column per position up to context_length")
+            fail(
+                f"{what}.mask has shape {tuple(buffers['mask']['shape'])}, expected ({mask}, {mask}): one row "
+                "and one column per position up to context_length"
+            )
         got = (state or {}).get("mask")
         if state is not None and not isinstance(getattr(got, "t", None), torch.Tensor):
             fail(f"{what}.mask could not be read back as a tensor")
         if state is not None and got is not None:
             if got.dtype != "bool":
-                fail(f"{what}.mask is {got.dtype}; the docstring asks for a bool mask, True where step t may look at "
-                     "step s (s <= t): torch.ones(context_length, context_length, dtype=torch.bool).tril()")
+                fail(
+                    f"{what}.mask is {got.dtype}; the docstring asks for a bool mask, True where step t may look at "
+                    "step s (s <= t): torch.ones(context_length, context_length, dtype=torch.bool).tril()"
+                )
             want = torch.ones(mask, mask, dtype=torch.bool).tril()
             if not torch.equal(got.t.to(torch.bool), want):
                 inverted = torch.equal(got.t.to(torch.bool), ~want)
-                fail(f"{what}.mask is not True exactly where s <= t (the lower triangle with the diagonal)"
-                     + (": it is True on the future, the inverse of what the docstring asks" if inverted else ""),
-                     INVERTED_MASK if inverted else None)
+                fail(
+                    f"{what}.mask is not True exactly where s <= t (the lower triangle with the diagonal)"
+                    + (": it is True on the future, the inverse of what the docstring asks" if inverted else ""),
+                    INVERTED_MASK if inverted else None,
+                )
 
 
 # ───────────────────────────── forbidden shortcuts ─────────────────────────────
@@ -251,7 +290,7 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
     apis, mistake, unverified = set(), None, []
     for n in names:
         if n.startswith("unverifiable: "):
-            unverified.append(n[len("unverifiable: "):])
+            unverified.append(n[len("unverifiable: ") :])
         elif "multi_head_attention" in n or "transformer_encoder" in n:
             apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
             mistake = MHA_CALLED
@@ -269,15 +308,22 @@ def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None
     apis, mistake, unverified = forbidden_apis(reply)
     what = what.split(", compared with ")[0]  # the call, without the reference its value is compared with
     if apis:
-        fail(f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
-             "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
-             "in this stage.", mistake, forfeit=True)
+        fail(
+            f"{what} calls {' and '.join(apis)}. This stage must be written by hand (scores, mask, softmax, "
+            "@ v): PyTorch's version is what your answer is compared with, so calling it earns no points "
+            "in this stage.",
+            mistake,
+            forfeit=True,
+        )
     if unverified:
-        fail(f"the autograder could not verify how {what} computed its answer: {unverified[0]}. It traces your "
-             "call and replays the tensor operations it recorded, and they must give your answer, also on other "
-             "inputs; work done outside torch (numpy, Python numbers, .item()), by code that hides from the "
-             "trace, or that changes between calls cannot be verified. This stage must be written by hand with "
-             "torch operations, so it earns no points until it can be verified.", forfeit=True)
+        fail(
+            f"the autograder could not verify how {what} computed its answer: {unverified[0]}. It traces your "
+            "call and replays the tensor operations it recorded, and they must give your answer, also on other "
+            "inputs; work done outside torch (numpy, Python numbers, .item()), by code that hides from the "
+            "trace, or that changes between calls cannot be verified. This stage must be written by hand with "
+            "torch operations, so it earns no points until it can be verified.",
+            forfeit=True,
+        )
     if expected is not None:
         credited(reply.get("value"), expected, what, mistakes)
 
@@ -309,8 +355,9 @@ def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mist
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
 
 
-def expect_causal(base, changed, t: int, *, what: str, expected: torch.Tensor, mistakes=None,
-                  changed_what: str = "") -> None:
+def expect_causal(
+    base, changed, t: int, *, what: str, expected: torch.Tensor, mistakes=None, changed_what: str = ""
+) -> None:
     """Outputs before step ``t`` must not move when inputs at step ``t`` (and later) changed. ``expected``: the
     correct value of ``base`` (the check counts only with correct values, see ``checking.credited``)."""
     from autograder.checks import credited
@@ -328,10 +375,12 @@ def expect_causal(base, changed, t: int, *, what: str, expected: torch.Tensor, m
     first = tuple(moved.nonzero()[0].tolist())
     s = first[-2]
     mistake = diagnose(a, mistakes, *tolerance(F64), expected=expected)
-    msg = (f"{what}: changing {changed_what or 'the inputs'} at step {t} (and after) changed the output at step "
-           f"{s} < {t}: out{list(first)} was {float(before[first]):.4g}, then {float(after[first]):.4g} "
-           f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "
-           "of later steps to -inf before the softmax, so that they get exactly zero weight.")
+    msg = (
+        f"{what}: changing {changed_what or 'the inputs'} at step {t} (and after) changed the output at step "
+        f"{s} < {t}: out{list(first)} was {float(before[first]):.4g}, then {float(after[first]):.4g} "
+        f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "
+        "of later steps to -inf before the softmax, so that they get exactly zero weight."
+    )
     fail(msg + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or NO_MASK)
 
 
@@ -350,11 +399,15 @@ def sdpa(q, k, v) -> torch.Tensor:
 def grads_of(reply: dict, names, what: str) -> dict:
     grads = reply.get("grads")
     if not grads:
-        fail(f"{what}: the output is not connected to the module's parameters (no gradient at all). Compute it "
-             "from the parameters with differentiable torch operations; do not use .detach(), .item(), "
-             "torch.no_grad() or .data")
+        fail(
+            f"{what}: the output is not connected to the module's parameters (no gradient at all). Compute it "
+            "from the parameters with differentiable torch operations; do not use .detach(), .item(), "
+            "torch.no_grad() or .data"
+        )
     missing = [n for n in names if grads.get(n) is None]
     if missing:
-        fail(f"{what}: no gradient reaches {', '.join(missing)}: the output does not depend on "
-             f"{'it' if len(missing) == 1 else 'them'} through differentiable operations")
+        fail(
+            f"{what}: no gradient reaches {', '.join(missing)}: the output does not depend on "
+            f"{'it' if len(missing) == 1 else 'them'} through differentiable operations"
+        )
     return grads

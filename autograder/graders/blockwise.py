@@ -47,15 +47,20 @@ def expect_largest(reply: dict, limit: int, full: int, *, what: str, allowed: st
     reached."""
     largest = record_of(reply).get("largest")
     if not isinstance(largest, int):
-        fail(f"{what}: the autograder could not measure the tensors your code creates (its computation could not "
-             "be traced and verified)")
+        fail(
+            f"{what}: the autograder could not measure the tensors your code creates (its computation could not "
+            "be traced and verified)"
+        )
         return
     if largest > limit:
         mistake = FULL_SCORES if largest >= full else None
-        fail(f"{what} created a tensor of {largest} elements; at most {limit} ({allowed}) may exist at once. "
-             "Build the scores one block of keys at a time, (..., T_q, block_size), never the whole "
-             "(..., T_q, T_k) matrix (nor a (T_q, T_k) mask)."
-             + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+        fail(
+            f"{what} created a tensor of {largest} elements; at most {limit} ({allowed}) may exist at once. "
+            "Build the scores one block of keys at a time, (..., T_q, block_size), never the whole "
+            "(..., T_q, T_k) matrix (nor a (T_q, T_k) mask)."
+            + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+            mistake,
+        )
 
 
 # stage 11 (the key/value cache)

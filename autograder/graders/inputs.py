@@ -4,12 +4,16 @@ import torch
 
 # "Your journey starts with one step": six tokens, three-dimensional embeddings (the seed notebook's table).
 JOURNEY = torch.tensor(
-    [[0.43, 0.15, 0.89],
-     [0.55, 0.87, 0.66],
-     [0.57, 0.85, 0.64],
-     [0.22, 0.58, 0.33],
-     [0.77, 0.25, 0.10],
-     [0.05, 0.80, 0.55]], dtype=torch.float64)
+    [
+        [0.43, 0.15, 0.89],
+        [0.55, 0.87, 0.66],
+        [0.57, 0.85, 0.64],
+        [0.22, 0.58, 0.33],
+        [0.77, 0.25, 0.10],
+        [0.05, 0.80, 0.55],
+    ],
+    dtype=torch.float64,
+)
 JOURNEY_CONTEXT_ROW_2 = torch.tensor([0.4419, 0.6515, 0.5683], dtype=torch.float64)
 JOURNEY_QKV_ROW_2 = torch.tensor([0.3061, 0.8210], dtype=torch.float64)  # manual_seed(123), SelfAttentionParams(3, 2)
 

@@ -16,18 +16,26 @@ F64 = torch.float64
 
 # ───────────────────────────── mistake names (the oracle uses the same strings) ─────────────────────────────
 
-PAD_INVERTED = ("padding mask inverted: True taken to mean 'ignore this key' (nn.MultiheadAttention's "
-                "key_padding_mask convention); here True marks a real token to attend to")
-LENGTH_OFF_BY_ONE = "off by one: position lengths[b] counted as a real token (s <= lengths[b] instead of s < lengths[b])"
+PAD_INVERTED = (
+    "padding mask inverted: True taken to mean 'ignore this key' (nn.MultiheadAttention's "
+    "key_padding_mask convention); here True marks a real token to attend to"
+)
+LENGTH_OFF_BY_ONE = (
+    "off by one: position lengths[b] counted as a real token (s <= lengths[b] instead of s < lengths[b])"
+)
 NAN_ROWS = "NaN for a query with no visible key (softmax of a row that is all -inf is 0/0)"
-NO_KEY_UNIFORM = ("a query with no visible key averages every value (hidden scores set to a large negative number "
-                  "give a uniform row) instead of getting zeros")
+NO_KEY_UNIFORM = (
+    "a query with no visible key averages every value (hidden scores set to a large negative number "
+    "give a uniform row) instead of getting zeros"
+)
 PAD_IGNORED = "padding mask ignored (padded keys get weight)"
 PAD_ON_QUERIES = "padding applied to the queries (rows) instead of the keys (columns)"
 PAD_AFTER_SOFTMAX = "padded keys zeroed after the softmax (the weights no longer sum to 1)"
 PAD_ZERO_NOT_INF = "padded keys' scores set to 0 instead of -inf (they still get weight)"
-CAUSAL_BOTTOM_RIGHT = ("causal mask aligned bottom-right (query t sees keys 0..t + T_k - T_q); PyTorch's is_causal "
-                       "aligns it top-left: query t sees keys 0..t")
+CAUSAL_BOTTOM_RIGHT = (
+    "causal mask aligned bottom-right (query t sees keys 0..t + T_k - T_q); PyTorch's is_causal "
+    "aligns it top-left: query t sees keys 0..t"
+)
 CAUSAL_IGNORED = "causal=True ignored (the future leaks in)"
 KEYS_FROM_X = "keys and values projected from x instead of context"
 QUERIES_FROM_CONTEXT = "queries projected from context and keys from x (the two sequences swapped)"
@@ -78,5 +86,4 @@ def torch_cross_attention(x, context, w: dict, n_heads: int, mask=None) -> torch
         mha.out_proj.weight.copy_(w["out_proj.weight"])
         mha.out_proj.bias.copy_(w["out_proj.bias"])
         ignore = None if mask is None else ~mask.to(torch.bool)
-        return mha.eval()(x.to(F64), context.to(F64), context.to(F64), key_padding_mask=ignore,
-                          need_weights=False)[0]
+        return mha.eval()(x.to(F64), context.to(F64), context.to(F64), key_padding_mask=ignore, need_weights=False)[0]

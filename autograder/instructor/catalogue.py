@@ -53,7 +53,9 @@ def mistake_source(path: Path, root: Path = ROOT) -> str:
     for i, (old, new) in enumerate(edits):
         count = source.count(old)
         if count != 1:
-            raise ValueError(f"{path.name}: edit {i + 1} expects its old text exactly once in "
-                             f"{solutions[0].name}, found it {count} times (was the solution changed?)")
+            raise ValueError(
+                f"{path.name}: edit {i + 1} expects its old text exactly once in "
+                f"{solutions[0].name}, found it {count} times (was the solution changed?)"
+            )
         source = source.replace(old, new, 1)
     return source

@@ -81,13 +81,23 @@ class Collected:
         return h.hexdigest()
 
     def to_json(self) -> dict:
-        return {"student": self.student, "sources": {k: list(v) for k, v in self.sources.items()},
-                "problems": self.problems, "notes": self.notes, "layout": self.layout}
+        return {
+            "student": self.student,
+            "sources": {k: list(v) for k, v in self.sources.items()},
+            "problems": self.problems,
+            "notes": self.notes,
+            "layout": self.layout,
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> "Collected":
-        return cls(student=data["student"], sources={k: (v[0], v[1]) for k, v in data["sources"].items()},
-                   problems=dict(data["problems"]), notes=list(data["notes"]), layout=data.get("layout", "files"))
+        return cls(
+            student=data["student"],
+            sources={k: (v[0], v[1]) for k, v in data["sources"].items()},
+            problems=dict(data["problems"]),
+            notes=list(data["notes"]),
+            layout=data.get("layout", "files"),
+        )
 
 
 class ReadError(Exception):
@@ -318,13 +328,12 @@ def _statements(cells: list[str], name: str) -> tuple[list[_Stmt], dict[int, str
             end = node.end_lineno or node.lineno
             if start <= taken_upto:  # two statements on one line (a; b): already kept with the first
                 continue
-            text = "\n".join(lines[start - 1:end])
+            text = "\n".join(lines[start - 1 : end])
             if ";" in lines[start - 1] or (end <= len(lines) and ";" in lines[end - 1]):
                 text = ast.get_source_segment(src, node, padded=False) or text
                 decorators = getattr(node, "decorator_list", None)
                 if decorators:
-                    text = "\n".join("@" + (ast.get_source_segment(src, d) or "") for d in decorators) \
-                        + "\n" + text
+                    text = "\n".join("@" + (ast.get_source_segment(src, d) or "") for d in decorators) + "\n" + text
             else:
                 taken_upto = end
             stmts.append(_Stmt(cell=number, text=text, defines=names, uses=_names_used(text), kind=kind))
@@ -359,12 +368,18 @@ def slice_notebook(cells: list[str], stages: list[Stage], nb_name: str) -> dict[
         bad += [c for c, k in markers.items() if k == stage.key and c in broken and c not in bad]
         if bad:
             first = sorted(bad)[0]
-            result[stage.key] = (None, f"{nb_name}: code cell {first} does not parse ({broken[first]}), so "
-                                       f"{stage.key} could not be taken from it")
+            result[stage.key] = (
+                None,
+                f"{nb_name}: code cell {first} does not parse ({broken[first]}), so "
+                f"{stage.key} could not be taken from it",
+            )
             continue
         if not roots:
-            result[stage.key] = (None, f"{nb_name} defines none of {', '.join(stage.functions)} "
-                                       f"(and no cell is marked '# stage: {stage.key}')")
+            result[stage.key] = (
+                None,
+                f"{nb_name} defines none of {', '.join(stage.functions)} "
+                f"(and no cell is marked '# stage: {stage.key}')",
+            )
             continue
         keep = set(roots) | set(star_imports)
         todo = list(keep)
@@ -395,8 +410,9 @@ def slice_notebook(cells: list[str], stages: list[Stage], nb_name: str) -> dict[
 # ───────────────────────────── one student ─────────────────────────────
 
 
-def collect_student(course: Course, folders: list[Path] | Path, student: str | None = None,
-                    layout: str | None = None) -> Collected:
+def collect_student(
+    course: Course, folders: list[Path] | Path, student: str | None = None, layout: str | None = None
+) -> Collected:
     """Read one student's stages from ``folders`` (one folder, or nbgrader's assignment folders in order)."""
     if isinstance(folders, (str, Path)):
         folders = [Path(folders)]
@@ -413,8 +429,11 @@ def collect_student(course: Course, folders: list[Path] | Path, student: str | N
             files[name] = folder / name
             kinds[name] = kind
     stage_names = {s.file for s in course.stages} | {Path(s.file).stem + ".ipynb" for s in course.stages}
-    notebooks = sorted(n for n, k in kinds.items() if n.endswith(".ipynb") and n not in stage_names
-                       and k == "file" and not n.startswith("."))
+    notebooks = sorted(
+        n
+        for n, k in kinds.items()
+        if n.endswith(".ipynb") and n not in stage_names and k == "file" and not n.startswith(".")
+    )
     single = notebooks[0] if len(notebooks) == 1 else None
     single_cells: list[str] | None = None
     single_error: str | None = None
@@ -485,28 +504,43 @@ def collect_student(course: Course, folders: list[Path] | Path, student: str | N
     if len(notebooks) > 1:
         missing = [s for s in course.stages if s.key not in sub.sources]
         if missing:
-            why = (f"found {len(notebooks)} notebooks ({', '.join(notebooks[:4])}{', ...' if len(notebooks) > 4 else ''}):"
-                   " submit one notebook, or one file per stage")
+            why = (
+                f"found {len(notebooks)} notebooks ({', '.join(notebooks[:4])}{', ...' if len(notebooks) > 4 else ''}):"
+                " submit one notebook, or one file per stage"
+            )
             for s in missing:
                 if sub.problems.get(s.key, "").startswith("file missing"):
                     sub.problems[s.key] = f"file missing: {s.file} ({why})"
             sub.notes.append(why)
-    ignored = sorted(n for n in kinds if n not in used and n not in QUIET_NAMES and not n.startswith(".")
-                     and n not in notebooks)
+    ignored = sorted(
+        n for n in kinds if n not in used and n not in QUIET_NAMES and not n.startswith(".") and n not in notebooks
+    )
     if ignored:
-        shown = ", ".join(_printable(n) for n in ignored[:6]) + (f" and {len(ignored) - 6} more" if len(ignored) > 6 else "")
+        shown = ", ".join(_printable(n) for n in ignored[:6]) + (
+            f" and {len(ignored) - 6} more" if len(ignored) > 6 else ""
+        )
         sub.notes.append(f"ignored (only the stage files are read): {shown}")
     if dupes:
-        sub.notes.append("the same file is in several assignment folders; the first was used: "
-                         + ", ".join(_printable(n) for n in sorted(set(dupes))[:6]))
+        sub.notes.append(
+            "the same file is in several assignment folders; the first was used: "
+            + ", ".join(_printable(n) for n in sorted(set(dupes))[:6])
+        )
     if layout:
         sub.layout = layout
     if not sub.sources and not any(kinds.get(s.file) for s in course.stages) and not notebooks:
-        inside = sorted(_printable(n) + "/" for n, k in kinds.items()
-                        if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES)
-        sub.notes.append("no stage file or notebook found"
-                         + (f" (it holds the folders {', '.join(inside[:6])}: one of them, moved up, would be "
-                            "read)" if inside else ""))
+        inside = sorted(
+            _printable(n) + "/"
+            for n, k in kinds.items()
+            if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES
+        )
+        sub.notes.append(
+            "no stage file or notebook found"
+            + (
+                f" (it holds the folders {', '.join(inside[:6])}: one of them, moved up, would be read)"
+                if inside
+                else ""
+            )
+        )
     return sub
 
 
@@ -540,8 +574,11 @@ def unwrap(course: Course, folder: Path) -> tuple[Path, list[str]]:
     names walked through. Links are never followed."""
     walked: list[str] = []
     while len(walked) < WRAPPER_DEPTH and not _has_stage_files(course, folder):
-        subs = [n for n, k in _listing(folder).items()
-                if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES and n != "__MACOSX"]
+        subs = [
+            n
+            for n, k in _listing(folder).items()
+            if k == "dir" and not n.startswith(".") and n not in QUIET_NAMES and n != "__MACOSX"
+        ]
         if len(subs) != 1:
             break
         folder = folder / subs[0]
@@ -564,8 +601,9 @@ class ClassListing:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (entry name, why it is not a student)
 
 
-def collect_class(course: Course, class_dir: Path, *, exclude: list[Path] | None = None,
-                  assignment: str | None = None) -> ClassListing:
+def collect_class(
+    course: Course, class_dir: Path, *, exclude: list[Path] | None = None, assignment: str | None = None
+) -> ClassListing:
     """Every student in ``class_dir``, sorted by id. ``exclude``: folders that are not students (the output
     folder when it lies inside the class folder). ``assignment``: nbgrader assignment to take (default: all)."""
     class_dir = Path(class_dir)
@@ -594,27 +632,39 @@ def collect_class(course: Course, class_dir: Path, *, exclude: list[Path] | None
         if path.resolve() in excluded:
             continue
         if name in RESERVED or not name.isprintable() or name.strip() != name or not name:
-            listing.skipped.append((name, "this folder name cannot be a student id (it clashes with an output "
-                                          "file or holds control characters): rename it"))
+            listing.skipped.append(
+                (
+                    name,
+                    "this folder name cannot be a student id (it clashes with an output "
+                    "file or holds control characters): rename it",
+                )
+            )
             continue
         if len(listing.submissions) >= MAX_STUDENTS:
             listing.skipped.append((name, f"more than {MAX_STUDENTS} students: skipped"))
             continue
         if layout == "nbgrader":
-            folders = [path / a for a, k in sorted(_listing(path).items())
-                       if k == "dir" and not a.startswith(".") and (assignment is None or a == assignment)]
+            folders = [
+                path / a
+                for a, k in sorted(_listing(path).items())
+                if k == "dir" and not a.startswith(".") and (assignment is None or a == assignment)
+            ]
             if not folders:
-                sub = Collected(student=name, layout="empty",
-                                problems={s.key: f"file missing: {s.file}" for s in course.stages},
-                                notes=["no assignment folder" + (f" named {assignment}" if assignment else "")])
+                sub = Collected(
+                    student=name,
+                    layout="empty",
+                    problems={s.key: f"file missing: {s.file}" for s in course.stages},
+                    notes=["no assignment folder" + (f" named {assignment}" if assignment else "")],
+                )
             else:
                 sub = collect_student(course, folders, student=name)
                 if sub.layout == "files":
                     sub.layout = "nbgrader"
         else:
             if _is_output_folder(path):
-                listing.skipped.append((name, f"an output folder of `grade` (it holds {OUTPUT_MARKER}), not a "
-                                              "student: skipped"))
+                listing.skipped.append(
+                    (name, f"an output folder of `grade` (it holds {OUTPUT_MARKER}), not a student: skipped")
+                )
                 continue
             # a downloaded zip unpacks into a wrapper folder (alice/attention-main/...): the files are read there
             inner, wrappers = unwrap(course, path)

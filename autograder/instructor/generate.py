@@ -108,9 +108,7 @@ def _find_regions(source: str, filename: str) -> list[Region]:
             open_at = (row, indent, msg)
         elif end:
             if open_at is None:
-                raise ValueError(
-                    f"{filename}:{row}: '### END SOLUTION' without a matching '### BEGIN SOLUTION'"
-                )
+                raise ValueError(f"{filename}:{row}: '### END SOLUTION' without a matching '### BEGIN SOLUTION'")
             if indent != open_at[1]:
                 raise ValueError(
                     f"{filename}:{row}: '### END SOLUTION' is indented differently from the "
@@ -124,9 +122,7 @@ def _find_regions(source: str, filename: str) -> list[Region]:
                 f"'### BEGIN SOLUTION' (optionally '  # stub: <message>') or '### END SOLUTION'"
             )
     if open_at is not None:
-        raise ValueError(
-            f"{filename}:{open_at[0]}: '### BEGIN SOLUTION' is never closed by '### END SOLUTION'"
-        )
+        raise ValueError(f"{filename}:{open_at[0]}: '### BEGIN SOLUTION' is never closed by '### END SOLUTION'")
     return regions
 
 
@@ -206,9 +202,7 @@ def _analyse(source: str, filename: str) -> tuple[list[Region], dict[int, str]]:
         # marker itself may come after the function's last statement.)
         first_code = _first_code_line(lines, region)
         if first_code is None:
-            raise ValueError(
-                f"{filename}:{region.begin}: empty solution region (no code between the markers)"
-            )
+            raise ValueError(f"{filename}:{region.begin}: empty solution region (no code between the markers)")
         best = None
         for node, qualname, cls in defs:
             if node.lineno < region.begin and first_code <= (node.end_lineno or node.lineno):
@@ -282,9 +276,7 @@ def solution_regions(source: str) -> list[str]:
 
 def _solution_files(course_root: Path) -> list[Path]:
     sol_dir = Path(course_root) / SOLUTIONS_DIR
-    return sorted(
-        p for p in sol_dir.glob("*.py") if p.is_file() and not p.name.startswith("_")
-    )
+    return sorted(p for p in sol_dir.glob("*.py") if p.is_file() and not p.name.startswith("_"))
 
 
 def selected_files(course_root: Path) -> set[str] | None:
@@ -372,9 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Generate exercises/ (learner stubs) from solutions/.",
     )
     parser.add_argument("--root", type=Path, default=_default_root(), help="course root")
-    parser.add_argument(
-        "--check", action="store_true", help="only report stale exercises; exit 1 if any"
-    )
+    parser.add_argument("--check", action="store_true", help="only report stale exercises; exit 1 if any")
     args = parser.parse_args(argv)
     try:
         if args.check:

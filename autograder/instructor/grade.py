@@ -38,8 +38,16 @@ from typing import cast
 from . import store
 from .collect import Collected, collect_class
 from ..course import Course, load_course
-from .report import (Graded, failure_summary, gradescope_json, grades_csv, plural, render_feedback, render_report,
-                     summary_table)
+from .report import (
+    Graded,
+    failure_summary,
+    gradescope_json,
+    grades_csv,
+    plural,
+    render_feedback,
+    render_report,
+    summary_table,
+)
 
 REPORT_FILE = "report.html"
 GRADES_FILE = "grades.csv"
@@ -47,28 +55,47 @@ GRADES_FILE = "grades.csv"
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "grade", help="grade a class: one folder per student; sandboxed, parallel, resumable",
+        "grade",
+        help="grade a class: one folder per student; sandboxed, parallel, resumable",
         description="Grade every student folder in CLASS_DIR (stage files, one notebook, or nbgrader's "
-                    "submitted/<student>/<assignment>/). Writes OUT_DIR/grades.csv, OUT_DIR/<student>/results.json "
-                    "(Gradescope format), OUT_DIR/report.html. Running it again grades only what changed.")
+        "submitted/<student>/<assignment>/). Writes OUT_DIR/grades.csv, OUT_DIR/<student>/results.json "
+        "(Gradescope format), OUT_DIR/report.html. Running it again grades only what changed.",
+    )
     p.add_argument("class_dir", metavar="CLASS_DIR")
     p.add_argument("--out", required=True, metavar="OUT_DIR", help="where results go (created if needed)")
     p.add_argument("--jobs", type=int, default=None, help="parallel judge processes (default: number of cores)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="wall-clock limit of one call into a student's code (default 10)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="base seed of the hidden inputs (default: chosen on the first run, stored in OUT_DIR)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="wall-clock limit of one call into a student's code (default 10)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="base seed of the hidden inputs (default: chosen on the first run, stored in OUT_DIR)",
+    )
     p.add_argument("--device", default=None, help="grade on this device only (cpu, cuda, mps)")
     p.add_argument("--public-only", action="store_true", help="run only the public checks")
-    p.add_argument("--stage", action="append", default=None, metavar="KEY",
-                   help="grade only this stage (repeat for several; default: every stage)")
+    p.add_argument(
+        "--stage",
+        action="append",
+        default=None,
+        metavar="KEY",
+        help="grade only this stage (repeat for several; default: every stage)",
+    )
     p.add_argument("--assignment", default=None, help="nbgrader layout: the assignment folder to grade")
     p.add_argument("--force", action="store_true", help="grade every student again, even if unchanged")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
-    p.add_argument("--hidden-detail", action="store_true",
-                   help="each feedback.html shows the hidden checks in full (names, inputs, expected values, "
-                        "seeds); by default they are summarised (how many, their points), as results.json "
-                        "shows them before the grades are published")
+    p.add_argument(
+        "--hidden-detail",
+        action="store_true",
+        help="each feedback.html shows the hidden checks in full (names, inputs, expected values, "
+        "seeds); by default they are summarised (how many, their points), as results.json "
+        "shows them before the grades are published",
+    )
     p.set_defaults(func=cmd_grade)
 
 
@@ -136,10 +163,24 @@ def _eta_text(seconds: float | None) -> str:
 class GradeRun:
     """One invocation of ``grade``: what is to do, the judges, the files at the end."""
 
-    def __init__(self, course: Course, class_dir: Path, out_dir: Path, *, jobs: int | None = None,
-                 timeout: float | None = None, seed: int | None = None, device: str | None = None,
-                 public_only: bool = False, assignment: str | None = None, force: bool = False,
-                 quiet: bool = False, stages: list[str] | None = None, hidden_detail: bool = False, console=None):
+    def __init__(
+        self,
+        course: Course,
+        class_dir: Path,
+        out_dir: Path,
+        *,
+        jobs: int | None = None,
+        timeout: float | None = None,
+        seed: int | None = None,
+        device: str | None = None,
+        public_only: bool = False,
+        assignment: str | None = None,
+        force: bool = False,
+        quiet: bool = False,
+        stages: list[str] | None = None,
+        hidden_detail: bool = False,
+        console=None,
+    ):
         from rich.console import Console
 
         self.course = course
@@ -169,8 +210,12 @@ class GradeRun:
         self.previous_seed = store.stored_seed(self.out_dir)
         self.seed = store.prepare(self.out_dir, self.seed_arg, self.course.id)
         graders = store.graders_hash(self.course.path)
-        options = {"devices": _device_hint(self.device), "timeout": self.timeout,
-                   "include_hidden": self.include_hidden, "stages": self.stages}
+        options = {
+            "devices": _device_hint(self.device),
+            "timeout": self.timeout,
+            "include_hidden": self.include_hidden,
+            "stages": self.stages,
+        }
         fps, todo = {}, []
         for sub in listing.submissions:
             fps[sub.student] = store.run_fingerprint(sub.content_hash(), graders, self.seed, options)
@@ -191,11 +236,18 @@ class GradeRun:
         q = early.q if early is not None else ctx.Queue()
         counter = early.counter if early is not None else ctx.Value("i", 0)
         base_slot = early.base_slot if early is not None else _base_slot()
-        shared = {"course": str(self.course.path), "select": list(self.course.keys), "out": str(self.out_dir),
-                  "subs": [s.to_json() for s in todo],
-                  "fingerprints": {s.student: fps[s.student] for s in todo}, "seed": self.seed,
-                  "device": self.device, "timeout": self.timeout, "include_hidden": self.include_hidden,
-                  "stages": self.stages}
+        shared = {
+            "course": str(self.course.path),
+            "select": list(self.course.keys),
+            "out": str(self.out_dir),
+            "subs": [s.to_json() for s in todo],
+            "fingerprints": {s.student: fps[s.student] for s in todo},
+            "seed": self.seed,
+            "device": self.device,
+            "timeout": self.timeout,
+            "include_hidden": self.include_hidden,
+            "stages": self.stages,
+        }
         specs = [{"job": i, "slot": base_slot + i, **shared} for i in range(n_jobs)]
         procs: list[BaseProcess]  # the judges' processes (one launcher for all of them, or one each)
         if early is not None:
@@ -204,8 +256,12 @@ class GradeRun:
         else:  # no launcher: elsewhere than Linux, and the retry round (rare: it follows a judge that died)
             procs = []
             for spec in specs:
-                judge = ctx.Process(target=job_main, args=(spec, q, os.getpid(), counter),
-                                    name=f"autograder-judge-{spec['job']}", daemon=True)
+                judge = ctx.Process(
+                    target=job_main,
+                    args=(spec, q, os.getpid(), counter),
+                    name=f"autograder-judge-{spec['job']}",
+                    daemon=True,
+                )
                 judge.start()
                 procs.append(judge)
         pending = {s.student for s in todo}
@@ -227,8 +283,9 @@ class GradeRun:
                             self._drain(q, pending, finished, stopped, progress, task)
                             if i not in finished:
                                 finished.add(i)
-                                stopped.append(f"its judge process stopped (exit code {proc.exitcode}) before "
-                                               "it was graded")
+                                stopped.append(
+                                    f"its judge process stopped (exit code {proc.exitcode}) before it was graded"
+                                )
                     continue
                 self._handle(msg, pending, finished, stopped, progress, task)
         except KeyboardInterrupt:
@@ -292,18 +349,23 @@ class GradeRun:
                 self.failures.setdefault(sub.student, "not graded")
                 continue
             result = store.result_from_record(record)
-            g = Graded(result=result, notes=list(record.get("notes") or []), layout=record.get("layout", ""),
-                       stored=record["result"])
+            g = Graded(
+                result=result,
+                notes=list(record.get("notes") or []),
+                layout=record.get("layout", ""),
+                stored=record["result"],
+            )
             graded.append(g)
             folder = store.student_dir(self.out_dir, sub.student)
             if not (folder / store.GRADESCOPE_FILE).is_file():
                 store.write_json(folder / store.GRADESCOPE_FILE, gradescope_json(result, notes=g.notes))
-            store.atomic_write(folder / store.FEEDBACK_FILE, render_feedback(self.course, g, hidden_detail=self.hidden_detail))
+            store.atomic_write(
+                folder / store.FEEDBACK_FILE, render_feedback(self.course, g, hidden_detail=self.hidden_detail)
+            )
         if not self.isolation and graded:
             self.isolation = graded[0].result.isolation
         store.atomic_write(self.out_dir / GRADES_FILE, grades_csv(self.course, graded))
-        meta = {"seed": self.seed, "isolation": self.isolation,
-                "devices": self.device or "every device available"}
+        meta = {"seed": self.seed, "isolation": self.isolation, "devices": self.device or "every device available"}
         page = render_report(self.course, graded, meta=meta, feedback_links=True)
         store.atomic_write(self.out_dir / REPORT_FILE, page)
         return graded
@@ -326,27 +388,34 @@ class GradeRun:
         run's (everyone is graded again), and how much there is to do."""
         n_skip = len(subs) - len(todo)
         for name, why in self.listing.skipped:
-            self.err.print(f"[yellow]skipped[/yellow] {_rich_escape(repr(name) if not name.isprintable() else name)}"
-                           f": {why}")
+            self.err.print(
+                f"[yellow]skipped[/yellow] {_rich_escape(repr(name) if not name.isprintable() else name)}: {why}"
+            )
         for sub in subs:
             if not sub.sources and any(n.startswith("no stage file") for n in sub.notes):
                 why = next(n for n in sub.notes if n.startswith("no stage file"))
                 self.err.print(f"[yellow]nothing to grade[/yellow] for {_short(sub.student, 60)}: {_rich_escape(why)}")
         wrapped = [sub.student for sub in subs if sub.notes and sub.notes[0].startswith("stage files read from")]
         if wrapped and not self.quiet:
-            self.err.print(f"the files of {plural(len(wrapped), 'student')} were read from a wrapper folder (as a "
-                           f"downloaded zip unpacks): {_rich_escape(', '.join(wrapped[:5]))}"
-                           + (" ..." if len(wrapped) > 5 else ""))
+            self.err.print(
+                f"the files of {plural(len(wrapped), 'student')} were read from a wrapper folder (as a "
+                f"downloaded zip unpacks): {_rich_escape(', '.join(wrapped[:5]))}"
+                + (" ..." if len(wrapped) > 5 else "")
+            )
         if self.previous_seed is not None and self.seed != self.previous_seed and subs:
-            self.err.print(f"[yellow]seed {self.seed}[/yellow] differs from the seed {self.previous_seed} of the "
-                           f"earlier run in {_rich_escape(str(self.out_dir))}: every student is graded again "
-                           "(the hidden inputs change with the seed)")
+            self.err.print(
+                f"[yellow]seed {self.seed}[/yellow] differs from the seed {self.previous_seed} of the "
+                f"earlier run in {_rich_escape(str(self.out_dir))}: every student is graded again "
+                "(the hidden inputs change with the seed)"
+            )
         if not subs:
             self.err.print(f"[yellow]no student folders found in {_rich_escape(str(self.class_dir))}[/yellow]")
         if not self.quiet:
-            self.err.print(f"{plural(len(subs), 'submission')} in {_rich_escape(str(self.class_dir))}"
-                           f" ({self.listing.layout} layout), seed {self.seed}: "
-                           f"{len(todo)} to grade, {n_skip} unchanged since the last run")
+            self.err.print(
+                f"{plural(len(subs), 'submission')} in {_rich_escape(str(self.class_dir))}"
+                f" ({self.listing.layout} layout), seed {self.seed}: "
+                f"{len(todo)} to grade, {n_skip} unchanged since the last run"
+            )
 
     def _run(self, started: float) -> int:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -355,8 +424,13 @@ class GradeRun:
         self.announce(subs, todo)
         n_skip = len(subs) - len(todo)
         if todo:
-            columns = [TextColumn("{task.description}", style="bold"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TextColumn("eta {task.fields[eta]}", style="progress.remaining")]
+            columns = [
+                TextColumn("{task.description}", style="bold"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("eta {task.fields[eta]}", style="progress.remaining"),
+            ]
             with Progress(*columns, console=self.err, disable=self.quiet, transient=False) as progress:
                 task = progress.add_task("starting judges", total=len(todo), eta=_eta_text(None))
                 self.grade(todo, fps, progress, task)
@@ -373,9 +447,11 @@ class GradeRun:
             from rich.console import Console
 
             Console().print(summary_table(self.course, graded))
-            self.err.print(f"graded {plural(len(self.graded_now), 'submission')} in {elapsed:.1f} s"
-                           + (f" ({elapsed / len(self.graded_now):.3f} s each)" if self.graded_now else "")
-                           + (f"; {n_skip} unchanged (kept)" if n_skip else ""))
+            self.err.print(
+                f"graded {plural(len(self.graded_now), 'submission')} in {elapsed:.1f} s"
+                + (f" ({elapsed / len(self.graded_now):.3f} s each)" if self.graded_now else "")
+                + (f"; {n_skip} unchanged (kept)" if n_skip else "")
+            )
         failures = failure_summary(graded)
         if failures and not self.quiet:
             self.err.print(f"[yellow]hangs and crashes[/yellow]: {_rich_escape(failures)}")
@@ -414,20 +490,36 @@ def cmd_grade(args) -> int:
     existing = next((p for p in (out, *out.parents) if os.path.lexists(p)), None)
     if existing is not None and not existing.is_dir():
         what = "--out" if existing == out else f"--out {out}: {existing}"
-        print(f"autograder: {what} is a file, not a folder: name a folder for the results (created if needed)",
-              file=sys.stderr)
+        print(
+            f"autograder: {what} is a file, not a folder: name a folder for the results (created if needed)",
+            file=sys.stderr,
+        )
         return 2
     if args.timeout is not None and not args.timeout > 0:
         print("autograder: --timeout must be a positive number of seconds", file=sys.stderr)
         return 2
-    run = GradeRun(course, class_dir, Path(args.out), jobs=args.jobs, timeout=args.timeout, seed=args.seed,
-                   device=args.device, public_only=args.public_only, assignment=args.assignment, force=args.force,
-                   quiet=args.quiet, stages=args.stage, hidden_detail=args.hidden_detail)
+    run = GradeRun(
+        course,
+        class_dir,
+        Path(args.out),
+        jobs=args.jobs,
+        timeout=args.timeout,
+        seed=args.seed,
+        device=args.device,
+        public_only=args.public_only,
+        assignment=args.assignment,
+        force=args.force,
+        quiet=args.quiet,
+        stages=args.stage,
+        hidden_detail=args.hidden_detail,
+    )
     try:
         return run.run()
     except KeyboardInterrupt:
-        print("\ninterrupted: every submission graded so far is saved; run the same command again to go on",
-              file=sys.stderr)
+        print(
+            "\ninterrupted: every submission graded so far is saved; run the same command again to go on",
+            file=sys.stderr,
+        )
         return 130
 
 
@@ -494,10 +586,10 @@ class EarlyLauncher:
         self.counter = ctx.Value("i", 0)
         self.base_slot = _base_slot()
         incoming, self._outgoing = ctx.Pipe(duplex=False)
-        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout}
-                for i in range(n_jobs)]
-        self.proc = ctx.Process(target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming),
-                                name="autograder-judges")
+        plan = [{"job": i, "slot": self.base_slot + i, "timeout": timeout} for i in range(n_jobs)]
+        self.proc = ctx.Process(
+            target=launcher_main, args=(plan, self.q, os.getpid(), self.counter, incoming), name="autograder-judges"
+        )
         self.proc.start()
         incoming.close()
 
@@ -573,6 +665,7 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
 
         torch.set_num_threads(1)
         from .. import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
+
         # the meta kernels of the judges' shape passes (torch._check) import it, with sympy: about 0.7 CPU s
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
@@ -585,15 +678,19 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
     except (EOFError, OSError):
         specs = []
     incoming.close()
-    for sandbox in sandboxes[len(specs):]:
+    for sandbox in sandboxes[len(specs) :]:
         sandbox.close(patience=0)
-    sandboxes = sandboxes[:len(specs)]
+    sandboxes = sandboxes[: len(specs)]
     if not specs:
         _exit_now(q)
     ctx = mp.get_context("fork")
     for i, spec in enumerate(specs):
-        proc = ctx.Process(target=_forked_judge, args=(spec, q, os.getpid(), sandboxes, i, counter),
-                           name=f"autograder-judge-{spec['job']}", daemon=True)
+        proc = ctx.Process(
+            target=_forked_judge,
+            args=(spec, q, os.getpid(), sandboxes, i, counter),
+            name=f"autograder-judge-{spec['job']}",
+            daemon=True,
+        )
         proc.start()
         judges.append(proc)
     if stopping:  # asked to stop while the judges were being started
@@ -635,6 +732,7 @@ def _forked_judge(spec: dict, q, parent_pid: int, sandboxes: list, mine: int, co
 def claimer(counter, n: int):
     """The next index below ``n`` from a counter shared by the judges (a ``multiprocessing.Value``), or None
     once every submission is taken."""
+
     def claim() -> int | None:
         with counter.get_lock():
             i = counter.value
@@ -648,6 +746,7 @@ def claimer(counter, n: int):
 
 def _announcing(claim, subs: list, q, job: int):
     """``claim`` that also tells the main process which submission this judge takes (for the time left)."""
+
     def take() -> int | None:
         i = claim()
         if i is not None:
@@ -706,18 +805,32 @@ def job_main(spec: dict, q, parent_pid: int, counter=None, sandbox=None) -> None
         try:
             result.isolation = _UID.sub("uid 60000+slot", result.isolation)  # the same whichever judge graded it
             notes = list(sub.notes) if sub else []
-            store.save_student(out_dir, result, fingerprint=spec["fingerprints"][result.student], notes=notes,
-                               layout=sub.layout if sub else "", gradescope=gradescope_json(result, notes=notes))
+            store.save_student(
+                out_dir,
+                result,
+                fingerprint=spec["fingerprints"][result.student],
+                notes=notes,
+                layout=sub.layout if sub else "",
+                gradescope=gradescope_json(result, notes=notes),
+            )
         except Exception:  # noqa: BLE001 - a disk error costs this student, not the run
             q.put(("error", job, result.student, "could not write results: " + traceback.format_exc()[-800:]))
             return
         q.put(("done", job, result.student, result.score, result.max_score))
 
     try:
-        grade(course, [s.submission() for s in subs], devices=[spec["device"]] if spec.get("device") else None,
-              seed=spec["seed"], include_hidden=spec["include_hidden"], stages=spec.get("stages"), sandbox=sandbox,
-              on_done=on_done, claim=_announcing(claimer(counter, len(subs)), subs, q, job) if counter is not None
-              else None, ready=ready)
+        grade(
+            course,
+            [s.submission() for s in subs],
+            devices=[spec["device"]] if spec.get("device") else None,
+            seed=spec["seed"],
+            include_hidden=spec["include_hidden"],
+            stages=spec.get("stages"),
+            sandbox=sandbox,
+            on_done=on_done,
+            claim=_announcing(claimer(counter, len(subs)), subs, q, job) if counter is not None else None,
+            ready=ready,
+        )
         for text in start_error:
             q.put(("error", job, None, text))
     except BaseException:  # noqa: BLE001

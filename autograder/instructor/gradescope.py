@@ -50,15 +50,30 @@ PIP_PIN = "pip==26.3"
 # two back-ports pytest needs on Python < 3.11. tests/test_gradescope.py fails when a pin leaves the set or
 # differs from the test environment's version.
 REQUIREMENTS = [
-    "numpy==2.4.6", "PyYAML==6.0.3",
-    "rich==15.0.0", "markdown-it-py==4.3.0", "mdurl==0.1.2", "Pygments==2.21.0",
-    "pytest==9.2.0", "iniconfig==2.3.1", "packaging==26.3", "pluggy==1.7.0",
-    'tomli==2.2.1; python_version < "3.11"', 'exceptiongroup==1.2.2; python_version < "3.11"',
+    "numpy==2.4.6",
+    "PyYAML==6.0.3",
+    "rich==15.0.0",
+    "markdown-it-py==4.3.0",
+    "mdurl==0.1.2",
+    "Pygments==2.21.0",
+    "pytest==9.2.0",
+    "iniconfig==2.3.1",
+    "packaging==26.3",
+    "pluggy==1.7.0",
+    'tomli==2.2.1; python_version < "3.11"',
+    'exceptiongroup==1.2.2; python_version < "3.11"',
     'typing_extensions==4.16.0; python_version < "3.11"',
 ]
 TORCH_REQUIREMENTS = [
-    "filelock==4.2.12", "fsspec==2026.9.0", "Jinja2==3.1.6", "MarkupSafe==3.0.4", "networkx==3.6.1",
-    "sympy==1.14.0", "mpmath==1.3.0", "setuptools==84.2.1", "typing_extensions==4.16.0",
+    "filelock==4.2.12",
+    "fsspec==2026.9.0",
+    "Jinja2==3.1.6",
+    "MarkupSafe==3.0.4",
+    "networkx==3.6.1",
+    "sympy==1.14.0",
+    "mpmath==1.3.0",
+    "setuptools==84.2.1",
+    "typing_extensions==4.16.0",
 ]
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -100,9 +115,12 @@ exec "$PY" -m autograder gradescope run --root "$ROOT"
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("gradescope", help="build a Gradescope autograder zip, or run it on a submission",
-                              description="Gradescope autograder: 'build OUT.zip' makes the zip to upload; "
-                                          "'run' is what the zip's run_autograder calls.")
+    p = subparsers.add_parser(
+        "gradescope",
+        help="build a Gradescope autograder zip, or run it on a submission",
+        description="Gradescope autograder: 'build OUT.zip' makes the zip to upload; "
+        "'run' is what the zip's run_autograder calls.",
+    )
     sub = p.add_subparsers(dest="gradescope_command", required=True)
     b = sub.add_parser("build", help="write the autograder zip (setup.sh, run_autograder, the package, course.yml)")
     b.add_argument("out", metavar="OUT.zip")
@@ -159,8 +177,12 @@ def build(out: Path, repo: Path = REPO) -> Path:
             raise RuntimeError(f"refusing to bundle {name}: it is a copy of a reference solution")
     tmp = out.with_name(out.name + ".tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
-        _add(zf, "setup.sh", SETUP_SH.format(torch_pin=torch_pin(repo), torch_index=TORCH_INDEX,
-                                                  pip_pin=PIP_PIN).encode(), True)
+        _add(
+            zf,
+            "setup.sh",
+            SETUP_SH.format(torch_pin=torch_pin(repo), torch_index=TORCH_INDEX, pip_pin=PIP_PIN).encode(),
+            True,
+        )
         _add(zf, "run_autograder", RUN_AUTOGRADER.encode(), True)
         _add(zf, "requirements.txt", ("\n".join(REQUIREMENTS) + "\n").encode())
         _add(zf, "requirements-torch.txt", ("\n".join(TORCH_REQUIREMENTS) + "\n").encode())
@@ -174,8 +196,10 @@ def cmd_build(args) -> int:
     out = build(Path(args.out))
     with zipfile.ZipFile(out) as zf:
         n = len(zf.namelist())
-    print(f"wrote {out} ({n} files, {out.stat().st_size // 1024} KiB): upload it as the assignment's "
-          "autograder (Ubuntu base image); it grades /autograder/submission and writes results.json")
+    print(
+        f"wrote {out} ({n} files, {out.stat().st_size // 1024} KiB): upload it as the assignment's "
+        "autograder (Ubuntu base image); it grades /autograder/submission and writes results.json"
+    )
     return 0
 
 
@@ -193,13 +217,23 @@ def gradescope_results(result, notes: list[str] | None = None) -> dict:
     tests = []
     for stage in result.stages:
         for check in stage.checks:
-            tests.append({"name": f"{stage.key}: {check.name}", "score": round(check.points, 4),
-                          "max_score": round(check.max_points, 4), "status": "passed" if check.passed else "failed",
-                          "output": "" if check.passed else check.message,
-                          "visibility": "after_published" if check.hidden else "visible"})
-    return {"score": round(result.score, 4), "output": "\n".join(notes or []), "visibility": "visible",
-            "tests": tests, "extra_data": {"seeds": {s.key: s.seed for s in result.stages},
-                                           "isolation": result.isolation}}
+            tests.append(
+                {
+                    "name": f"{stage.key}: {check.name}",
+                    "score": round(check.points, 4),
+                    "max_score": round(check.max_points, 4),
+                    "status": "passed" if check.passed else "failed",
+                    "output": "" if check.passed else check.message,
+                    "visibility": "after_published" if check.hidden else "visible",
+                }
+            )
+    return {
+        "score": round(result.score, 4),
+        "output": "\n".join(notes or []),
+        "visibility": "visible",
+        "tests": tests,
+        "extra_data": {"seeds": {s.key: s.seed for s in result.stages}, "isolation": result.isolation},
+    }
 
 
 def _submission_folder(submission: Path, course) -> Path:
@@ -302,6 +336,9 @@ def run(root: Path, *, timeout: float | None = None) -> dict:
 def cmd_run(args) -> int:
     root = Path(args.root or os.environ.get("AUTOGRADER_ROOT") or DEFAULT_ROOT)
     data = run(root, timeout=args.timeout)
-    print(f"score {data['score']}: {sum(t['status'] == 'passed' for t in data['tests'])} of {len(data['tests'])} "
-          f"checks passed; wrote {root / 'results' / 'results.json'}", file=sys.stderr)
+    print(
+        f"score {data['score']}: {sum(t['status'] == 'passed' for t in data['tests'])} of {len(data['tests'])} "
+        f"checks passed; wrote {root / 'results' / 'results.json'}",
+        file=sys.stderr,
+    )
     return 0

@@ -76,11 +76,17 @@ def nbgrader_solution_code(source: str, filename: str) -> str:
     regions, messages = _analyse(source, filename)
     lines = source.splitlines(keepends=True)
     for region in reversed(regions):
-        todo = textwrap.wrap(messages[region.begin], width=max(TODO_WIDTH - len(region.indent), 40),
-                             initial_indent="# TODO: ", subsequent_indent="#       ",
-                             break_long_words=False, break_on_hyphens=False)
-        lines[region.begin - 1:region.begin] = [f"{region.indent}{t}\n" for t in todo] + \
-                                               [f"{region.indent}### BEGIN SOLUTION\n"]
+        todo = textwrap.wrap(
+            messages[region.begin],
+            width=max(TODO_WIDTH - len(region.indent), 40),
+            initial_indent="# TODO: ",
+            subsequent_indent="#       ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines[region.begin - 1 : region.begin] = [f"{region.indent}{t}\n" for t in todo] + [
+            f"{region.indent}### BEGIN SOLUTION\n"
+        ]
     return split_docstring("".join(lines))[1]
 
 
@@ -100,8 +106,9 @@ def _escape_inner_stars(line: str) -> str:
     if line.startswith("    ") or "*" not in line:
         return line
     parts = re.split(r"(``.*?``)", line)
-    return "".join(part if part.startswith("``") else re.sub(r"(?<=[^\s*])\*(?=[^\s*])", r"\\*", part)
-                   for part in parts)
+    return "".join(
+        part if part.startswith("``") else re.sub(r"(?<=[^\s*])\*(?=[^\s*])", r"\\*", part) for part in parts
+    )
 
 
 def teaching_markdown(course: Course, stage: Stage, doc: str) -> str:
@@ -113,8 +120,11 @@ def teaching_markdown(course: Course, stage: Stage, doc: str) -> str:
         parts += [body, ""]
     if stage.functions:
         names = ", ".join(f"`{name}`" for name in stage.functions)
-        parts += [f"**You write:** {names}. Inputs may sit on any device and have any float dtype: results keep "
-                  "the input's device and dtype, and inputs are never modified.", ""]
+        parts += [
+            f"**You write:** {names}. Inputs may sit on any device and have any float dtype: results keep "
+            "the input's device and dtype, and inputs are never modified.",
+            "",
+        ]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -126,8 +136,14 @@ def _markdown_text(text: str) -> str:
 def hints_markdown(stage: Stage) -> str:
     lines = ["### Hints", "", "Stuck? Open one hint at a time: each gives away a little more than the last.", ""]
     for i, hint in enumerate(stage.hints, 1):
-        lines += [f"<details><summary>Hint {i} of {len(stage.hints)}</summary>", "",
-                  _markdown_text(hint), "", "</details>", ""]
+        lines += [
+            f"<details><summary>Hint {i} of {len(stage.hints)}</summary>",
+            "",
+            _markdown_text(hint),
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -156,10 +172,12 @@ def notebook_name(stage: Stage) -> str:
 
 
 def check_cell_source(stage: Stage) -> str:
-    return (f"# Check stage {stage.number}: run the cell with your code first (again after every change), "
-            "then this one.\n"
-            "from autograder.inprocess import check_stage\n\n"
-            f'result = check_stage("{stage.key}", globals(), hidden=True)\n')
+    return (
+        f"# Check stage {stage.number}: run the cell with your code first (again after every change), "
+        "then this one.\n"
+        "from autograder.inprocess import check_stage\n\n"
+        f'result = check_stage("{stage.key}", globals(), hidden=True)\n'
+    )
 
 
 def render_notebook(course: Course, stage: Stage, *, solved: bool = False):
@@ -168,9 +186,11 @@ def render_notebook(course: Course, stage: Stage, *, solved: bool = False):
     filename = f"{SOLUTIONS_DIR}/{stage.file}"
     doc, _ = split_docstring(source)
     code = solution_code(source) if solved else stub_code(source, filename)
-    how = ("Write your code in the next cell where the `TODO`s are, run that cell, then run the check cell at the "
-           "bottom. The checks are the course's own graders, run on every device this kernel can use "
-           "(CPU, and CUDA or MPS when present).")
+    how = (
+        "Write your code in the next cell where the `TODO`s are, run that cell, then run the check cell at the "
+        "bottom. The checks are the course's own graders, run on every device this kernel can use "
+        "(CPU, and CUDA or MPS when present)."
+    )
     cells = [
         cell("markdown", teaching_markdown(course, stage, doc) + "\n" + how, f"{stage.key}-text"),
         cell("code", code, f"{stage.key}-code"),
@@ -211,8 +231,11 @@ def stale_notebooks(root: Path | None = None) -> list[Path]:
     course = load_course(Path(root) / "course.yml" if root else None)
     folder = course.root / NOTEBOOKS_DIR
     rendered = render_notebooks(course=course)
-    stale = [folder / name for name, text in rendered.items()
-             if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
+    stale = [
+        folder / name
+        for name, text in rendered.items()
+        if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text
+    ]
     return stale + _orphans(folder, rendered)
 
 
@@ -225,9 +248,10 @@ def write_notebooks(root: Path | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.instructor.notebooks",
-                                     description="Generate notebooks/ (one notebook per stage) from solutions/ "
-                                                 "and course.yml.")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.instructor.notebooks",
+        description="Generate notebooks/ (one notebook per stage) from solutions/ and course.yml.",
+    )
     parser.add_argument("--root", type=Path, default=None, help="course root (default: this repository)")
     parser.add_argument("--check", action="store_true", help="only report stale notebooks; exit 1 if any")
     args = parser.parse_args(argv)

@@ -125,13 +125,13 @@ def _referenced_modules(rel: str, source: str) -> set[str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("autograder."):
-                    found.add(alias.name[len("autograder."):])
+                    found.add(alias.name[len("autograder.") :])
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package_parts[: len(package_parts) - (node.level - 1)]
                 mod = ".".join(base + ([node.module] if node.module else []))
             elif node.module and (node.module == "autograder" or node.module.startswith("autograder.")):
-                mod = node.module[len("autograder."):] if node.module != "autograder" else ""
+                mod = node.module[len("autograder.") :] if node.module != "autograder" else ""
             else:
                 continue
             for alias in node.names:  # `from . import oracles` imports a module; `from .x import y` a name
@@ -160,8 +160,10 @@ def select_modules(package: Path = PACKAGE, stages: set[str] | None = None) -> l
     if missing:
         raise ReleaseError(f"release.SHIPPED names modules that do not exist: {', '.join(missing)}")
     chosen = list(SHIPPED) + sorted(
-        str(p.relative_to(package)) for p in (package / "graders" / "public").glob("test_*.py")
-        if stages is None or p.stem.removeprefix("test_") in stages)
+        str(p.relative_to(package))
+        for p in (package / "graders" / "public").glob("test_*.py")
+        if stages is None or p.stem.removeprefix("test_") in stages
+    )
     if (package / "graders" / "public" / "__init__.py").is_file():
         chosen.append("graders/public/__init__.py")
     queue = list(chosen)
@@ -184,7 +186,8 @@ def select_modules(package: Path = PACKAGE, stages: set[str] | None = None) -> l
                 continue
             raise ReleaseError(
                 f"autograder/{rel} needs autograder.{name}, which release.py does not know: add "
-                f"{target!r} to SHIPPED if students need it, or {name!r} to NOT_SHIPPED if they must not get it")
+                f"{target!r} to SHIPPED if students need it, or {name!r} to NOT_SHIPPED if they must not get it"
+            )
     return chosen
 
 
@@ -200,13 +203,13 @@ def _catalogue(course, root: Path, paths: list[Path] | None) -> list:
     for path in mistake_files(root) if paths is None else paths:
         key = path.name.split("__")[0]
         if key in course.keys:
-            subs.append(Submission(f"mistake-{path.stem}",
-                                   {key: (course.stage(key).file, mistake_source(path, root))}))
+            subs.append(Submission(f"mistake-{path.stem}", {key: (course.stage(key).file, mistake_source(path, root))}))
     return subs
 
 
-def record_snapshot(course, root: Path, stages: list[str], stubs: dict[str, str], *,
-                    catalogue: list[Path] | None = None):
+def record_snapshot(
+    course, root: Path, stages: list[str], stubs: dict[str, str], *, catalogue: list[Path] | None = None
+):
     """Run the public checks with the oracle recording: on the solutions, the stubs and the mistake catalogue
     (every file of ``tests/mistakes/`` when ``catalogue`` is None, else those files).
 
@@ -216,12 +219,21 @@ def record_snapshot(course, root: Path, stages: list[str], stubs: dict[str, str]
     from ..runner import Submission, grade
 
     if oracle._SNAPSHOT is not None:
-        raise ReleaseError("this autograder answers from a snapshot (it is a release itself): build releases from "
-                           "the instructor's repository")
-    solutions = Submission("solutions", {s.key: (s.file, (root / "solutions" / s.file).read_text(encoding="utf-8"))
-                                         for s in course.stages if (root / "solutions" / s.file).is_file()})
-    blanks = Submission("stubs", {s.key: (s.file, student_stub(stubs[s.file], s)) for s in course.stages
-                                  if s.file in stubs})
+        raise ReleaseError(
+            "this autograder answers from a snapshot (it is a release itself): build releases from "
+            "the instructor's repository"
+        )
+    solutions = Submission(
+        "solutions",
+        {
+            s.key: (s.file, (root / "solutions" / s.file).read_text(encoding="utf-8"))
+            for s in course.stages
+            if (root / "solutions" / s.file).is_file()
+        },
+    )
+    blanks = Submission(
+        "stubs", {s.key: (s.file, student_stub(stubs[s.file], s)) for s in course.stages if s.file in stubs}
+    )
     subs = [solutions, blanks] + _catalogue(course, root, catalogue)
     snapshot = oracle.Snapshot()
     oracle.record_into(snapshot)
@@ -230,11 +242,16 @@ def record_snapshot(course, root: Path, stages: list[str], stubs: dict[str, str]
     finally:
         oracle.record_into(None)
     reference = results[0]
-    wrong = [f"{s.key}: {c.name}: {c.message.splitlines()[0] if c.message else 'failed'}"
-             for s in reference.stages for c in s.checks if not c.passed]
+    wrong = [
+        f"{s.key}: {c.name}: {c.message.splitlines()[0] if c.message else 'failed'}"
+        for s in reference.stages
+        for c in s.checks
+        if not c.passed
+    ]
     if wrong:
-        raise ReleaseError("the solutions fail public checks, so the expected values cannot be trusted:\n  "
-                           + "\n  ".join(wrong))
+        raise ReleaseError(
+            "the solutions fail public checks, so the expected values cannot be trusted:\n  " + "\n  ".join(wrong)
+        )
     return snapshot, {r.student: r for r in results}
 
 
@@ -292,8 +309,9 @@ def _workflow_steps(course, stages: list[str]) -> tuple[str, str, str]:
             f"          test-name: {_yaml_str(f'{stage.number}. {stage.key}: {stage.title}')}\n"
             f"          command: {_yaml_str(stage_command(stage.key))}\n"
             f"          timeout: 10\n"
-            f"          max-score: {stage.points}\n")
-        env.append(f"          {stage.key.upper()}_RESULTS: \"${{{{ steps.{stage.key}.outputs.result }}}}\"\n")
+            f"          max-score: {stage.points}\n"
+        )
+        env.append(f'          {stage.key.upper()}_RESULTS: "${{{{ steps.{stage.key}.outputs.result }}}}"\n')
         runners.append(stage.key)
     return "".join(steps).rstrip("\n"), "".join(env).rstrip("\n"), ",".join(runners)
 
@@ -313,8 +331,8 @@ def student_stub(stub: str, stage) -> str:
 
     generated = HEADER.format(name=stage.file)
     if stub.startswith(generated):
-        stub = stub[len(generated):]
-    return (f"# Stage {stage.number}: {stage.title}. Write your code in this file, then run `make check`.\n" + stub)
+        stub = stub[len(generated) :]
+    return f"# Stage {stage.number}: {stage.title}. Write your code in this file, then run `make check`.\n" + stub
 
 
 def _write(out: Path, rel: str | Path, text: str | bytes) -> None:
@@ -326,8 +344,17 @@ def _write(out: Path, rel: str | Path, text: str | bytes) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def _write_release(out: Path, course, root: Path, modules: list[str], sources: dict[str, bytes],
-                   stubs: dict[str, str], stages: list[str], snapshot, reference) -> None:
+def _write_release(
+    out: Path,
+    course,
+    root: Path,
+    modules: list[str],
+    sources: dict[str, bytes],
+    stubs: dict[str, str],
+    stages: list[str],
+    snapshot,
+    reference,
+) -> None:
     from .. import __version__
 
     for rel in modules:
@@ -339,10 +366,16 @@ def _write_release(out: Path, course, root: Path, modules: list[str], sources: d
     steps, env, runners = _workflow_steps(course, stages)
     first = course.stages[0]
     values = {
-        "TITLE": course.title, "COURSE": course.id, "VERSION": __version__,
-        "STAGE_TABLE": _stage_table(course, stages), "FIRST_KEY": first.key, "FIRST_FILE": first.file,
+        "TITLE": course.title,
+        "COURSE": course.id,
+        "VERSION": __version__,
+        "STAGE_TABLE": _stage_table(course, stages),
+        "FIRST_KEY": first.key,
+        "FIRST_FILE": first.file,
         "MAX_SCORE": str(sum(s.points for s in course.stages if s.key in stages)),
-        "STEPS": steps, "REPORTER_ENV": env, "RUNNERS": runners,
+        "STEPS": steps,
+        "REPORTER_ENV": env,
+        "RUNNERS": runners,
         "EXAMPLE_COMMAND": stage_command(first.key),
     }
     _write(out, "README.md", _render("README.md", values))
@@ -350,14 +383,26 @@ def _write_release(out: Path, course, root: Path, modules: list[str], sources: d
     _write(out, "pyproject.toml", _render("pyproject.toml", values))
     _write(out, ".gitignore", _render("gitignore", values))
     _write(out, Path(".github") / "workflows" / "classroom.yml", _render("classroom.yml", values))
-    _write(out, MANIFEST, json.dumps({
-        "course": course.id, "version": __version__, "stages_with_public_checks": stages,
-        "public_checks": {s.key: len(s.checks) for s in reference.stages},
-        "snapshot_entries": len(snapshot.index)}, indent=2) + "\n")
+    _write(
+        out,
+        MANIFEST,
+        json.dumps(
+            {
+                "course": course.id,
+                "version": __version__,
+                "stages_with_public_checks": stages,
+                "public_checks": {s.key: len(s.checks) for s in reference.stages},
+                "snapshot_entries": len(snapshot.index),
+            },
+            indent=2,
+        )
+        + "\n",
+    )
 
 
-def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogue: list[Path] | None = None,
-                  log=print) -> Release:
+def build_release(
+    out: Path, *, root: Path = ROOT, verify: bool = True, catalogue: list[Path] | None = None, log=print
+) -> Release:
     """Write the student repository into ``out`` and return what went into it.
 
     ``catalogue``: the wrong files whose public-check runs are recorded besides the solutions' (default: all of
@@ -369,8 +414,11 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
 
     out = Path(out).resolve()
     root = Path(root).resolve()
-    if out == root or root in out.parents and out.relative_to(root).parts[0] in ("autograder", "solutions",
-                                                                                  "exercises", "tests"):
+    if (
+        out == root
+        or root in out.parents
+        and out.relative_to(root).parts[0] in ("autograder", "solutions", "exercises", "tests")
+    ):
         raise ReleaseError(f"{out}: write the release outside the course's sources (e.g. dist/student)")
     _check_target(out)
     course = load_course(root / "course.yml")
@@ -404,18 +452,24 @@ def build_release(out: Path, *, root: Path = ROOT, verify: bool = True, catalogu
         _write_release(staging, course, root, modules, sources, stubs, stages, snapshot, reference)
         leaks = scan_for_leaks(staging, root)
         if leaks:
-            raise ReleaseError("the release would give answers away, so it was not written:\n  "
-                               + "\n  ".join(leaks[:20]))
+            raise ReleaseError(
+                "the release would give answers away, so it was not written:\n  " + "\n  ".join(leaks[:20])
+            )
         _prepare(out)
         for item in staging.iterdir():
             shutil.move(str(item), str(out / item.name))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    release = Release(out=out, stages=stages, without_public_checks=without,
-                      files=sorted(str(p.relative_to(out)) for p in out.rglob("*")
-                                   if p.is_file() and ".git" not in p.relative_to(out).parts),
-                      snapshot_entries=len(snapshot.index),
-                      instructor={name: check_json(r) for name, r in graded.items()})
+    release = Release(
+        out=out,
+        stages=stages,
+        without_public_checks=without,
+        files=sorted(
+            str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and ".git" not in p.relative_to(out).parts
+        ),
+        snapshot_entries=len(snapshot.index),
+        instructor={name: check_json(r) for name, r in graded.items()},
+    )
     if verify:
         log("checking the solutions with the release's own autograder ...")
         verify_release(out, root, course, reference)
@@ -458,11 +512,14 @@ def _function_bodies(source: str) -> list[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
             first = body[0] if body else None
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 body = body[1:]
             if body:
-                bodies.append("\n".join(lines[body[0].lineno - 1: body[-1].end_lineno]))
+                bodies.append("\n".join(lines[body[0].lineno - 1 : body[-1].end_lineno]))
     return bodies
 
 
@@ -549,16 +606,24 @@ def verify_release(out: Path, root: Path, course, reference) -> None:
         for s in course.stages:
             if (root / "solutions" / s.file).is_file():
                 shutil.copy(root / "solutions" / s.file, folder / s.file)
-        proc = subprocess.run([sys.executable, "-c", _RUN_IN_RELEASE, str(out), "check", str(folder), "--json"],
-                              cwd=out, env=release_python_env(out), capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            [sys.executable, "-c", _RUN_IN_RELEASE, str(out), "check", str(folder), "--json"],
+            cwd=out,
+            env=release_python_env(out),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     try:
         got = json.loads(proc.stdout)
     except ValueError:
-        raise ReleaseError(f"the release's check did not run (exit {proc.returncode}):\n"
-                           f"{proc.stderr[-3000:]}") from None
+        raise ReleaseError(
+            f"the release's check did not run (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        ) from None
     if proc.returncode != 0 or got["score"] != got["max_score"]:
-        bad = [f"{s['key']}: {c['name']}: {c['message']}"
-               for s in got["stages"] for c in s["checks"] if not c["passed"]]
+        bad = [
+            f"{s['key']}: {c['name']}: {c['message']}" for s in got["stages"] for c in s["checks"] if not c["passed"]
+        ]
         raise ReleaseError("the release's check does not give the solutions full marks:\n  " + "\n  ".join(bad))
     want = check_json(reference)
     if comparable(got) != comparable(want):
@@ -567,8 +632,14 @@ def verify_release(out: Path, root: Path, course, reference) -> None:
 
 def comparable(data: dict) -> list:
     """A ``check --json`` document reduced to what must agree between a release and the instructor's grading."""
-    return [(s["key"], s["status"], [(c["name"], c["passed"], c["points"], c["max_points"], c["message"], c["mistake"])
-                                     for c in s["checks"]]) for s in data["stages"]]
+    return [
+        (
+            s["key"],
+            s["status"],
+            [(c["name"], c["passed"], c["points"], c["max_points"], c["message"], c["mistake"]) for c in s["checks"]],
+        )
+        for s in data["stages"]
+    ]
 
 
 # ───────────────────────────── command line ─────────────────────────────
@@ -576,13 +647,16 @@ def comparable(data: dict) -> list:
 
 def cmd_release(args) -> int:
     try:
-        release = build_release(Path(args.out_dir), verify=not args.no_verify,
-                                catalogue=[] if args.no_catalogue else None)
+        release = build_release(
+            Path(args.out_dir), verify=not args.no_verify, catalogue=[] if args.no_catalogue else None
+        )
     except ReleaseError as exc:
         print(f"autograder release: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {release.out}: {len(release.files)} files, public checks for {len(release.stages)} stages "
-          f"({', '.join(release.stages)}), {release.snapshot_entries} stored expected values")
+    print(
+        f"wrote {release.out}: {len(release.files)} files, public checks for {len(release.stages)} stages "
+        f"({', '.join(release.stages)}), {release.snapshot_entries} stored expected values"
+    )
     if release.without_public_checks:
         print(f"no public checks (stubs only): {', '.join(release.without_public_checks)}")
     print("no solution code, hidden checks or reference code found in it")
@@ -591,13 +665,21 @@ def cmd_release(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "release", help="write a student starter repository: stubs, public checks, no solutions",
+        "release",
+        help="write a student starter repository: stubs, public checks, no solutions",
         description="Write a self-contained student repository into OUT_DIR: exercises/ (stubs), the public "
-                    "checks with their expected values stored as data, a README, a Makefile and a GitHub "
-                    "Classroom workflow. No solutions, hidden checks or reference code.")
+        "checks with their expected values stored as data, a README, a Makefile and a GitHub "
+        "Classroom workflow. No solutions, hidden checks or reference code.",
+    )
     p.add_argument("out_dir", help="an empty folder, or a previous release to replace (its .git is kept)")
-    p.add_argument("--no-verify", action="store_true",
-                   help="skip running the release's own check on the solutions after writing it")
-    p.add_argument("--no-catalogue", action="store_true",
-                   help="record expected values from the solutions only, not from tests/mistakes/ too")
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip running the release's own check on the solutions after writing it",
+    )
+    p.add_argument(
+        "--no-catalogue",
+        action="store_true",
+        help="record expected values from the solutions only, not from tests/mistakes/ too",
+    )
     p.set_defaults(func=cmd_release)

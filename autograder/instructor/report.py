@@ -76,12 +76,12 @@ def split_points(points: list[float], total: float, places: int = 4) -> list[flo
     """``points`` rounded to ``places`` decimals so that they add up to ``total`` (rounded alike) exactly: the
     rounding error goes to the entries that rounding moved most (largest remainders). Gradescope adds the
     tests' max_score up; seven checks of 15/7 points each rounded alone add up to 15.0003."""
-    unit = 10 ** places
+    unit = 10**places
     exact = [p * unit for p in points]
     units = [math.floor(e + 0.5) for e in exact]
     short = round(total * unit) - sum(units)
     order = sorted(range(len(points)), key=lambda i: (exact[i] - units[i]) * (1 if short > 0 else -1), reverse=True)
-    for i in order[:abs(short)] if abs(short) <= len(points) else []:
+    for i in order[: abs(short)] if abs(short) <= len(points) else []:
         units[i] += 1 if short > 0 else -1
     return [u / unit for u in units]
 
@@ -105,18 +105,24 @@ def gradescope_json(result: SubmissionResult, *, notes: list[str] | None = None)
             output = check.message if not check.passed else ""
             if not check.passed and check.mistake and check.mistake not in output:
                 output += f"\nknown mistake: {check.mistake}"
-            tests.append({
-                "name": f"{stage.key}: {check.name}",
-                "number": f"{s_index}.{c_index}",
-                "score": max_points if check.points >= check.max_points else min(round(check.points, 4), max_points),
-                "max_score": max_points,
-                "status": "passed" if check.passed else "failed",
-                "output": output,
-                "visibility": "after_published" if check.hidden else "visible",
-                "extra_data": extra,
-            })
-    lines = [f"{stage.key}: {_num(stage.score)}/{_num(stage.max_score)}" + (f" ({stage.note})" if stage.note else "")
-             for stage in result.stages]
+            tests.append(
+                {
+                    "name": f"{stage.key}: {check.name}",
+                    "number": f"{s_index}.{c_index}",
+                    "score": max_points
+                    if check.points >= check.max_points
+                    else min(round(check.points, 4), max_points),
+                    "max_score": max_points,
+                    "status": "passed" if check.passed else "failed",
+                    "output": output,
+                    "visibility": "after_published" if check.hidden else "visible",
+                    "extra_data": extra,
+                }
+            )
+    lines = [
+        f"{stage.key}: {_num(stage.score)}/{_num(stage.max_score)}" + (f" ({stage.note})" if stage.note else "")
+        for stage in result.stages
+    ]
     if notes:
         lines += ["", *notes]
     return {
@@ -125,8 +131,11 @@ def gradescope_json(result: SubmissionResult, *, notes: list[str] | None = None)
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"seeds": {s.key: s.seed for s in result.stages}, "isolation": result.isolation,
-                       "max_score": result.max_score},
+        "extra_data": {
+            "seeds": {s.key: s.seed for s in result.stages},
+            "isolation": result.isolation,
+            "max_score": result.max_score,
+        },
     }
 
 
@@ -198,9 +207,15 @@ def class_stats(course: Course, graded: list[Graded]) -> ClassStats:
                     seen.add(c.mistake)
                     mistakes[(key, c.mistake)] += 1
     return ClassStats(
-        n=len(graded), max_score=max_score, totals=totals, stage_means=means, stage_full=full, stage_status=status,
+        n=len(graded),
+        max_score=max_score,
+        totals=totals,
+        stage_means=means,
+        stage_full=full,
+        stage_status=status,
         check_rates={k: [(name, p, r) for name, (p, r) in v.items()] for k, v in rates.items()},
-        mistakes=[(k, m, n) for (k, m), n in mistakes.most_common()])
+        mistakes=[(k, m, n) for (k, m), n in mistakes.most_common()],
+    )
 
 
 # ───────────────────────────── the terminal summary ─────────────────────────────
@@ -226,13 +241,20 @@ def summary_table(course: Course, graded: list[Graded]):
         st = stats.stage_status[stage.key]
         off = st.get("missing", 0) + st.get("not implemented", 0) + st.get("error", 0)
         top = next(((m, n) for k, m, n in stats.mistakes if k == stage.key), None)
-        table.add_row(str(stage.number), stage.key, f"{_num(stats.stage_means[stage.key])}/{stage.points}",
-                      f"{stats.stage_full[stage.key]}/{stats.n}", str(off) if off else "",
-                      f"{escape(top[0])} ({top[1]})" if top else "")
+        table.add_row(
+            str(stage.number),
+            stage.key,
+            f"{_num(stats.stage_means[stage.key])}/{stage.points}",
+            f"{stats.stage_full[stage.key]}/{stats.n}",
+            str(off) if off else "",
+            f"{escape(top[0])} ({top[1]})" if top else "",
+        )
     if stats.totals:
         mean = sum(stats.totals) / len(stats.totals)
-        table.caption = (f"total: mean {_num(mean)}/{_num(stats.max_score)}, median {_num(_median(stats.totals))}, "
-                         f"{sum(t >= stats.max_score - FULL for t in stats.totals)} with full marks")
+        table.caption = (
+            f"total: mean {_num(mean)}/{_num(stats.max_score)}, median {_num(_median(stats.totals))}, "
+            f"{sum(t >= stats.max_score - FULL for t in stats.totals)} with full marks"
+        )
     return table
 
 
@@ -251,7 +273,8 @@ def failure_summary(graded: list[Graded]) -> str | None:
 
     def part(items: list[str], what: str) -> str:
         return f"{plural(len(items), 'stage')} {what}" + (
-            ": " + ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "") if items else "")
+            ": " + ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "") if items else ""
+        )
 
     return f"{part(found['timeout'], 'ran out of time')}; {part(found['crash'], 'crashed')}"
 
@@ -285,10 +308,12 @@ def esc(text) -> str:
 def _head(title: str) -> str:
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode()
     policy = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'"
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-            f'<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f'<title>{esc(title)}</title><style>{CSS}</style></head><body>')
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+        f'<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+    )
 
 
 def _foot() -> str:
@@ -319,28 +344,39 @@ def histogram_svg(totals: list[float], max_score: float, bins: int = 10) -> str:
     bw, h, left, right, above, below = 40, 140, 34, 12, 16, 40
     width = left + bins * bw + right
     base = above + h
-    parts = [f'<svg class="hist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + below}" '
-             f'role="img" aria-label="distribution of total scores">']
+    parts = [
+        f'<svg class="hist" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + below}" '
+        f'role="img" aria-label="distribution of total scores">'
+    ]
     for tick in sorted({top // 2, top} - {0}):  # y axis: students, whole numbers
         y = base - h * tick / top
-        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e5ee"/>'
-                     f'<text x="{left - 5}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{tick}</text>')
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e5ee"/>'
+            f'<text x="{left - 5}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{tick}</text>'
+        )
     for i, n in enumerate(counts):
         bh = h * n / top
         x = left + i * bw
         lo, hi = i * 100 // bins, (i + 1) * 100 // bins
-        parts.append(f'<rect x="{x + 3}" y="{base - bh:.1f}" width="{bw - 6}" height="{bh:.1f}" fill="#4a72c4">'
-                     f'<title>{lo}–{hi} %: {plural(n, "student")}</title></rect>')
+        parts.append(
+            f'<rect x="{x + 3}" y="{base - bh:.1f}" width="{bw - 6}" height="{bh:.1f}" fill="#4a72c4">'
+            f"<title>{lo}–{hi} %: {plural(n, 'student')}</title></rect>"
+        )
         if n:
-            parts.append(f'<text x="{x + bw / 2}" y="{base - bh - 4:.1f}" font-size="11" '
-                         f'text-anchor="middle">{n}</text>')
+            parts.append(
+                f'<text x="{x + bw / 2}" y="{base - bh - 4:.1f}" font-size="11" text-anchor="middle">{n}</text>'
+            )
     for i in range(bins + 1):
         x = left + i * bw
-        parts.append(f'<line x1="{x}" y1="{base}" x2="{x}" y2="{base + 4}" stroke="#889"/>'
-                     f'<text x="{x}" y="{base + 16}" font-size="10.5" text-anchor="middle">{i * 100 // bins}</text>')
-    parts.append(f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#889"/>'
-                 f'<text x="{left + bins * bw / 2}" y="{base + 33}" font-size="11" text-anchor="middle" '
-                 f'fill="#556">total score, % of {_num(max_score)} points</text></svg>')
+        parts.append(
+            f'<line x1="{x}" y1="{base}" x2="{x}" y2="{base + 4}" stroke="#889"/>'
+            f'<text x="{x}" y="{base + 16}" font-size="10.5" text-anchor="middle">{i * 100 // bins}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#889"/>'
+        f'<text x="{left + bins * bw / 2}" y="{base + 33}" font-size="11" text-anchor="middle" '
+        f'fill="#556">total score, % of {_num(max_score)} points</text></svg>'
+    )
     return "".join(parts)
 
 
@@ -399,8 +435,10 @@ def figures_html(figures: dict | None, matrices: Matrices) -> str:
         if data is not None:
             data["expected"], data["got"] = matrices.ref(data["expected"]), matrices.ref(data["got"])
             payload = json.dumps(data, separators=(",", ":"), allow_nan=False)
-            out.append(f'<div class="heatmap" data-heatmap="{esc(payload)}">'
-                       f'<span class="dim">heatmap: {esc(data["title"])}</span></div>')
+            out.append(
+                f'<div class="heatmap" data-heatmap="{esc(payload)}">'
+                f'<span class="dim">heatmap: {esc(data["title"])}</span></div>'
+            )
     return "".join(out)
 
 
@@ -416,12 +454,21 @@ def _stage_cell(stage: StageResult | None, score: float | None = None) -> str:
 def _hidden_summary(stage: StageResult) -> str:
     hidden = [c for c in stage.checks if c.hidden]
     passed = [c for c in hidden if c.passed]
-    return (f"{plural(len(hidden), 'hidden check')} ({_num(sum(c.max_points for c in hidden))} pts): "
-            f"{len(passed)} passed ({_num(sum(c.points for c in hidden))} pts)")
+    return (
+        f"{plural(len(hidden), 'hidden check')} ({_num(sum(c.max_points for c in hidden))} pts): "
+        f"{len(passed)} passed ({_num(sum(c.points for c in hidden))} pts)"
+    )
 
 
-def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_detail: bool = True,
-                    stage_table: bool = True, brief: bool = False) -> str:
+def student_section(
+    course: Course,
+    g: Graded,
+    matrices: Matrices,
+    *,
+    hidden_detail: bool = True,
+    stage_table: bool = True,
+    brief: bool = False,
+) -> str:
     """One student's detail: notes, a table of stages (score, status, seed), then every failed check with its
     message, named mistake and heatmaps. Without ``hidden_detail`` (what a student sees before the grades are
     published) hidden checks are summarised per stage (how many, their points) and their names, messages,
@@ -441,11 +488,16 @@ def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_det
         if stage.status == "graded" and not stage.full_marks:
             shown = [c for c in stage.checks if hidden_detail or not c.hidden]
             status = f"{sum(c.passed for c in shown)}/{len(shown)} {'' if hidden_detail else 'public '}checks pass"
-        last = esc(stage.seed if stage.seed is not None else "") if hidden_detail else \
-            (esc(_hidden_summary(stage)) if any(c.hidden for c in stage.checks) else "")
-        parts.append(f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>'
-                     f'{_stage_cell(stage, g.stage_score(stage.key))}<td>{esc(status)}</td>'
-                     f'<td class="dim">{last}</td></tr>')
+        last = (
+            esc(stage.seed if stage.seed is not None else "")
+            if hidden_detail
+            else (esc(_hidden_summary(stage)) if any(c.hidden for c in stage.checks) else "")
+        )
+        parts.append(
+            f'<tr><td class="n">{number}</td><td>{esc(stage.key)}</td>'
+            f"{_stage_cell(stage, g.stage_score(stage.key))}<td>{esc(status)}</td>"
+            f'<td class="dim">{last}</td></tr>'
+        )
     if stage_table:
         parts.append("</table>")
     for stage in r.stages:
@@ -457,8 +509,11 @@ def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_det
             parts.append(f"<h4>{esc(stage.key)}: {esc(stage.status)}</h4><pre>{esc(stage.note)}</pre>")
             failed = [c for c in failed if c.message != stage.note][:3]
         else:
-            parts.append(f'<h4>{esc(stage.key)}: {plural(len(failed) + len(hidden_failed), "failed check")}'
-                         + (f" ({len(hidden_failed)} hidden)" if hidden_failed else "") + "</h4>")
+            parts.append(
+                f"<h4>{esc(stage.key)}: {plural(len(failed) + len(hidden_failed), 'failed check')}"
+                + (f" ({len(hidden_failed)} hidden)" if hidden_failed else "")
+                + "</h4>"
+            )
         groups: dict[str, list[CheckResult]] = {}  # one message, shown once under the checks that gave it
         for c in failed:
             groups.setdefault(c.message, []).append(c)
@@ -466,15 +521,17 @@ def student_section(course: Course, g: Graded, matrices: Matrices, *, hidden_det
             for c in checks:
                 tags = f'<b class="mistake">{esc(c.mistake)}</b>' if c.mistake else ""
                 if c.hidden:
-                    tags += f'<b>hidden, seed {esc(stage.seed)}</b>'
+                    tags += f"<b>hidden, seed {esc(stage.seed)}</b>"
                 parts.append(f'<div class="check">{esc(c.name)} <i>{_num(c.max_points)} pts</i>{tags}</div>')
             figures = next((c.figures for c in checks if c.figures), None)
             text = message.split("\n", 1)[0] if brief else message
             parts.append(f"<pre>{esc(text)}</pre>{figures_html(figures, matrices)}")
         if hidden_failed:
-            parts.append(f'<p class="dim">{plural(len(hidden_failed), "hidden check")} failed '
-                         f'({_num(sum(c.max_points - c.points for c in hidden_failed))} pts): which, and on what '
-                         "input, is shown once the grades are published.</p>")
+            parts.append(
+                f'<p class="dim">{plural(len(hidden_failed), "hidden check")} failed '
+                f"({_num(sum(c.max_points - c.points for c in hidden_failed))} pts): which, and on what "
+                "input, is shown once the grades are published.</p>"
+            )
     if r.isolation:
         parts.append(f'<p class="dim">isolation: {esc(r.isolation)}</p>')
     return "".join(parts)
@@ -484,8 +541,9 @@ def _mistakes_of(g: Graded) -> list[str]:
     return sorted({c.mistake for s in g.result.stages for c in s.checks if c.mistake and not c.passed})
 
 
-def render_report(course: Course, graded: list[Graded], *, meta: dict | None = None,
-                  feedback_links: bool = False) -> str:
+def render_report(
+    course: Course, graded: list[Graded], *, meta: dict | None = None, feedback_links: bool = False
+) -> str:
     """The class on one page, in the order an instructor reads it: the header (how many, mean, median, full
     marks), the distribution and the stages (named as in course.yml, however many there are), the hardest
     checks, the named mistakes the graders recognised, then the grade table: sortable by any column,
@@ -495,15 +553,20 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
     meta = meta or {}
     stats = class_stats(course, graded)
     graded_stages = [s for s in course.stages if s.key in stats.stage_means]
-    p = [_head(f"{course.title}: class report"), '<header><h1>Class report</h1>'
-         f'<p class="course">{esc(course.title)}</p><div class="cards">']
+    p = [
+        _head(f"{course.title}: class report"),
+        f'<header><h1>Class report</h1><p class="course">{esc(course.title)}</p><div class="cards">',
+    ]
     totals = stats.totals
     full = sum(t >= stats.max_score - FULL for t in totals) if totals else 0
     not_graded = sum(1 for g in graded if all(s.status != "graded" for s in g.result.stages))
     cards = [("submissions", str(stats.n))]
     if totals:
-        cards += [("mean", f"{_num(sum(totals) / len(totals))} / {_num(stats.max_score)}"),
-                  ("median", _num(_median(totals))), ("full marks", str(full))]
+        cards += [
+            ("mean", f"{_num(sum(totals) / len(totals))} / {_num(stats.max_score)}"),
+            ("median", _num(_median(totals))),
+            ("full marks", str(full)),
+        ]
     cards.append(("nothing graded", str(not_graded)))
     p += [f'<div class="card"><div class="v">{esc(v)}</div><div class="k">{esc(k)}</div></div>' for k, v in cards]
     p.append("</div>")
@@ -517,17 +580,21 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
 
     p.append('<section id="class"><h2>The class</h2><div class="row"><div>')
     p.append(histogram_svg(totals, stats.max_score) if totals else "<p>no submissions</p>")
-    p.append('</div><div class="grow"><table class="stagetable"><tr><th>stage</th><th>mean</th>'
-             '<th>full marks</th><th title="no file for this stage">missing</th>'
-             '<th title="still the stub">not implemented</th><th title="does not import">error</th></tr>')
+    p.append(
+        '</div><div class="grow"><table class="stagetable"><tr><th>stage</th><th>mean</th>'
+        '<th>full marks</th><th title="no file for this stage">missing</th>'
+        '<th title="still the stub">not implemented</th><th title="does not import">error</th></tr>'
+    )
     for s in graded_stages:
         st = stats.stage_status[s.key]
         frac = stats.stage_means[s.key] / s.points if s.points else 0.0
-        p.append(f'<tr><td>{_stage_label(s)}<div class="dim small">{esc(s.title)}</div></td>'
-                 f'<td class="n">{_bar(frac)} {_num(stats.stage_means[s.key])}/{s.points}</td>'
-                 f'<td class="n">{stats.stage_full[s.key]}/{stats.n}</td>'
-                 + "".join(f'<td class="n">{st.get(k, 0) or ""}</td>' for k in ("missing", "not implemented", "error"))
-                 + "</tr>")
+        p.append(
+            f'<tr><td>{_stage_label(s)}<div class="dim small">{esc(s.title)}</div></td>'
+            f'<td class="n">{_bar(frac)} {_num(stats.stage_means[s.key])}/{s.points}</td>'
+            f'<td class="n">{stats.stage_full[s.key]}/{stats.n}</td>'
+            + "".join(f'<td class="n">{st.get(k, 0) or ""}</td>' for k in ("missing", "not implemented", "error"))
+            + "</tr>"
+        )
     p.append("</table></div></div></section>")
 
     checks = [(s, name, passed, run) for s in graded_stages for name, passed, run in stats.check_rates.get(s.key, [])]
@@ -542,43 +609,56 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
         top_mistake.setdefault((key, name), (mistake, n))
     hardest = sorted((c for c in checks if c[3] and c[2] < c[3]), key=lambda c: (c[2] / c[3], c[0].index))
     p.append('<div class="row">')
-    p.append(f'<section id="hardest"><h2>Hardest checks</h2><p class="dim">the {min(HARDEST, len(hardest))} '
-             f"checks the fewest students pass, of {len(checks)}; pass rates count the students whose stage "
-             "was graded (the columns missing, not implemented and error count the others)")
+    p.append(
+        f'<section id="hardest"><h2>Hardest checks</h2><p class="dim">the {min(HARDEST, len(hardest))} '
+        f"checks the fewest students pass, of {len(checks)}; pass rates count the students whose stage "
+        "was graded (the columns missing, not implemented and error count the others)"
+    )
     p.append("</p>" + _check_table(hardest[:HARDEST], top_mistake))
     if len(checks) > HARDEST:
-        p.append(f"<details><summary>every check ({len(checks)}), in course order</summary>"
-                 + _check_table(checks, top_mistake) + "</details>")
+        p.append(
+            f"<details><summary>every check ({len(checks)}), in course order</summary>"
+            + _check_table(checks, top_mistake)
+            + "</details>"
+        )
     p.append("</section>")
 
     p.append('<section id="mistakes"><h2>Common mistakes</h2>')
     if stats.mistakes:
-        p.append('<p class="dim">named by the graders when a known wrong variant explains a failed check; '
-                 "counted once per student and stage. Click one to list its students.</p>"
-                 '<table class="mistaketable"><tr><th>mistake</th><th>stage</th><th>students</th></tr>')
+        p.append(
+            '<p class="dim">named by the graders when a known wrong variant explains a failed check; '
+            "counted once per student and stage. Click one to list its students.</p>"
+            '<table class="mistaketable"><tr><th>mistake</th><th>stage</th><th>students</th></tr>'
+        )
         for key, mistake, n in stats.mistakes[:15]:
-            p.append(f'<tr><td><button type="button" class="linkish" data-filter="{esc(mistake)}">{esc(mistake)}'
-                     f'</button></td><td>{esc(key)}</td><td class="n">{n} '
-                     f'<span class="dim">({round(100 * n / max(1, stats.n))} %)</span></td></tr>')
+            p.append(
+                f'<tr><td><button type="button" class="linkish" data-filter="{esc(mistake)}">{esc(mistake)}'
+                f'</button></td><td>{esc(key)}</td><td class="n">{n} '
+                f'<span class="dim">({round(100 * n / max(1, stats.n))} %)</span></td></tr>'
+            )
         p.append("</table>")
     else:
         p.append('<p class="dim">no known mistake was recognised</p>')
     p.append("</section></div>")
 
-    p.append('<section id="grades"><h2>Grades</h2><div class="controls">'
-             '<input type="search" id="filter" placeholder="filter: student, mistake or note" '
-             'aria-label="filter students">'
-             '<select id="show" aria-label="which students"><option value="all">everyone</option>'
-             '<option value="partial">below full marks</option><option value="full">full marks</option>'
-             '<option value="off">a stage not graded (missing, stub, error)</option>'
-             '<option value="mistake">a named mistake</option></select>'
-             f'<span id="count" class="dim">{plural(stats.n, "student")}</span></div>'
-             '<p class="dim small">click a column to sort, a student to see their failed checks</p>'
-             '<table id="gradetable"><thead><tr><th data-sort="text">student</th>'
-             + "".join(f'<th data-sort="num" class="st" title="{esc(s.title)} ({s.points} pts)">{_stage_label(s)}'
-                       "</th>" for s in graded_stages)
-             + f'<th data-sort="num">total<div class="dim small">of {_num(stats.max_score)}</div></th>'
-               '<th data-sort="num">mistakes</th></tr></thead><tbody>')
+    p.append(
+        '<section id="grades"><h2>Grades</h2><div class="controls">'
+        '<input type="search" id="filter" placeholder="filter: student, mistake or note" '
+        'aria-label="filter students">'
+        '<select id="show" aria-label="which students"><option value="all">everyone</option>'
+        '<option value="partial">below full marks</option><option value="full">full marks</option>'
+        '<option value="off">a stage not graded (missing, stub, error)</option>'
+        '<option value="mistake">a named mistake</option></select>'
+        f'<span id="count" class="dim">{plural(stats.n, "student")}</span></div>'
+        '<p class="dim small">click a column to sort, a student to see their failed checks</p>'
+        '<table id="gradetable"><thead><tr><th data-sort="text">student</th>'
+        + "".join(
+            f'<th data-sort="num" class="st" title="{esc(s.title)} ({s.points} pts)">{_stage_label(s)}</th>'
+            for s in graded_stages
+        )
+        + f'<th data-sort="num">total<div class="dim small">of {_num(stats.max_score)}</div></th>'
+        '<th data-sort="num">mistakes</th></tr></thead><tbody>'
+    )
     templates = []
     matrices = Matrices()
     for i, g in enumerate(graded):
@@ -586,19 +666,26 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
         off = any(s.status in ("missing", "not implemented", "error") for s in g.result.stages)
         state = "full" if g.total >= g.result.max_score - FULL else "partial"
         search = " ".join([g.student, *mistakes, *g.notes]).lower()
-        p.append(f'<tr data-i="{i}" data-state="{state}" data-off="{int(off)}" data-m="{int(bool(mistakes))}" '
-                 f'data-search="{esc(search)}"><td><button type="button" class="linkish open">{esc(g.student)}'
-                 "</button></td>"
-                 + "".join(_stage_cell(_stage(g.result, s.key), g.stage_score(s.key)) for s in graded_stages)
-                 + f'<td class="n total {_score_class(g.total, g.result.max_score)}" data-v="{_num(g.total)}">'
-                   f"{_num(g.total)}</td>"
-                   f'<td class="n" data-v="{len(mistakes)}" title="{esc("; ".join(mistakes))}">'
-                   f'{len(mistakes) or ""}</td></tr>')
-        link = (f' <a class="small" href="{esc(quote(g.student, safe=""))}/{FEEDBACK_FILE}">their feedback page</a>'
-                if feedback_links else "")
+        p.append(
+            f'<tr data-i="{i}" data-state="{state}" data-off="{int(off)}" data-m="{int(bool(mistakes))}" '
+            f'data-search="{esc(search)}"><td><button type="button" class="linkish open">{esc(g.student)}'
+            "</button></td>"
+            + "".join(_stage_cell(_stage(g.result, s.key), g.stage_score(s.key)) for s in graded_stages)
+            + f'<td class="n total {_score_class(g.total, g.result.max_score)}" data-v="{_num(g.total)}">'
+            f"{_num(g.total)}</td>"
+            f'<td class="n" data-v="{len(mistakes)}" title="{esc("; ".join(mistakes))}">'
+            f"{len(mistakes) or ''}</td></tr>"
+        )
+        link = (
+            f' <a class="small" href="{esc(quote(g.student, safe=""))}/{FEEDBACK_FILE}">their feedback page</a>'
+            if feedback_links
+            else ""
+        )
         section = student_section(course, g, matrices, stage_table=False, brief=True)
-        templates.append(f'<template id="t{i}"><div class="student"><h3>{esc(g.student)} — '
-                         f'{_num(g.total)}/{_num(g.result.max_score)}{link}</h3>{section}</div></template>')
+        templates.append(
+            f'<template id="t{i}"><div class="student"><h3>{esc(g.student)} — '
+            f"{_num(g.total)}/{_num(g.result.max_score)}{link}</h3>{section}</div></template>"
+        )
     p.append("</tbody></table>")
     p.append("<noscript><p>sorting, filtering and the students' details need JavaScript</p></noscript>")
     p.append("".join(templates) + matrices.html() + "</section>")
@@ -609,19 +696,24 @@ def render_report(course: Course, graded: list[Graded], *, meta: dict | None = N
 
 
 def _bar(frac: float) -> str:
-    return f'<span class="barbg"><span class="bar" style="width:{round(100 * max(0.0, min(1.0, frac)))}%"></span></span>'
+    return (
+        f'<span class="barbg"><span class="bar" style="width:{round(100 * max(0.0, min(1.0, frac)))}%"></span></span>'
+    )
 
 
 def _check_table(rows, top_mistake: dict) -> str:
-    out = ['<table class="checktable"><tr><th>stage: check</th><th>pass rate</th>'
-           "<th>most common named mistake</th></tr>"]
+    out = [
+        '<table class="checktable"><tr><th>stage: check</th><th>pass rate</th><th>most common named mistake</th></tr>'
+    ]
     for s, name, passed, run in rows:
         frac = passed / run if run else 0.0
         top = top_mistake.get((s.key, name))
-        out.append(f'<tr><td><span class="num" title="{esc(s.key)}: {esc(s.title)}">{s.number}</span> '
-                   f'<span class="dim">{esc(s.key)}:</span> {esc(name)}</td><td class="n">{_bar(frac)} {passed}/{run} '
-                   f'<span class="dim">({round(100 * frac)} %)</span></td>'
-                   f'<td>{esc(top[0]) + f" <span class=dim>({top[1]})</span>" if top else ""}</td></tr>')
+        out.append(
+            f'<tr><td><span class="num" title="{esc(s.key)}: {esc(s.title)}">{s.number}</span> '
+            f'<span class="dim">{esc(s.key)}:</span> {esc(name)}</td><td class="n">{_bar(frac)} {passed}/{run} '
+            f'<span class="dim">({round(100 * frac)} %)</span></td>'
+            f"<td>{esc(top[0]) + f' <span class=dim>({top[1]})</span>' if top else ''}</td></tr>"
+        )
     out.append("</table>")
     return "".join(out)
 
@@ -631,10 +723,26 @@ def render_feedback(course: Course, g: Graded, *, hidden_detail: bool = False) -
     results.json shows them before publication (``after_published``); ``hidden_detail`` shows them in full."""
     matrices = Matrices()
     section = student_section(course, g, matrices, hidden_detail=hidden_detail)
-    return (_head(f"{course.title}: {g.student}") + f'<header><h1>{esc(g.student)} — {_num(g.total)}/'
-            f'{_num(g.result.max_score)}</h1><p class="course">{esc(course.title)}</p></header>'
-            + f'<div class="student">{section}</div>' + matrices.html() + _foot())
+    return (
+        _head(f"{course.title}: {g.student}") + f"<header><h1>{esc(g.student)} — {_num(g.total)}/"
+        f'{_num(g.result.max_score)}</h1><p class="course">{esc(course.title)}</p></header>'
+        + f'<div class="student">{section}</div>'
+        + matrices.html()
+        + _foot()
+    )
 
 
-__all__ = ["Graded", "gradescope_json", "grades_csv", "class_stats", "summary_table", "render_report",
-           "render_feedback", "failure_summary", "heatmap_data", "histogram_svg", "split_points", "CheckResult"]
+__all__ = [
+    "Graded",
+    "gradescope_json",
+    "grades_csv",
+    "class_stats",
+    "summary_table",
+    "render_report",
+    "render_feedback",
+    "failure_summary",
+    "heatmap_data",
+    "histogram_svg",
+    "split_points",
+    "CheckResult",
+]

@@ -41,10 +41,24 @@ PACKAGE = Path(__file__).resolve().parents[1]
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 # the code a verdict depends on (reports and collection are not: collection's output is hashed per student)
-ENGINE_FILES = ("checks/__init__.py", "oracle.py", "runner.py", "fixtures.py", "sandbox/host.py", "sandbox/proxy.py",
-                "sandbox/values.py", "sandbox/errors.py", "sandbox/evidence.py", "runtime/wire.py",
-                "runtime/torchrefs.py", "runtime/recorder.py", "runtime/executor.py", "runtime/zygote.py", "results.py",
-                "course.py")
+ENGINE_FILES = (
+    "checks/__init__.py",
+    "oracle.py",
+    "runner.py",
+    "fixtures.py",
+    "sandbox/host.py",
+    "sandbox/proxy.py",
+    "sandbox/values.py",
+    "sandbox/errors.py",
+    "sandbox/evidence.py",
+    "runtime/wire.py",
+    "runtime/torchrefs.py",
+    "runtime/recorder.py",
+    "runtime/executor.py",
+    "runtime/zygote.py",
+    "results.py",
+    "course.py",
+)
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False) -> None:
@@ -109,8 +123,11 @@ def graders_hash(course_path: Path | None = None) -> str:
     for sub in ("graders", "oracles", "data"):
         folder = PACKAGE / sub
         if folder.is_dir():
-            files += sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                            and p.suffix in (".py", ".json", ".yml", ".npz", ".pt"))
+            files += sorted(
+                p
+                for p in folder.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix in (".py", ".json", ".yml", ".npz", ".pt")
+            )
     files += [PACKAGE / f for f in ENGINE_FILES if (PACKAGE / f).is_file()]
     for p in files:
         try:
@@ -188,8 +205,13 @@ def is_current(out_dir: Path, student: str, fingerprint: str) -> bool:
 
 
 def make_record(result: SubmissionResult, *, fingerprint: str, notes: list[str], layout: str) -> dict:
-    return {"format": FORMAT, "run_fingerprint": fingerprint, "layout": layout, "notes": list(notes),
-            "result": result_json(result)}
+    return {
+        "format": FORMAT,
+        "run_fingerprint": fingerprint,
+        "layout": layout,
+        "notes": list(notes),
+        "result": result_json(result),
+    }
 
 
 def result_json(result: SubmissionResult) -> dict:
@@ -200,8 +222,9 @@ def result_from_record(record: dict) -> SubmissionResult:
     return SubmissionResult.from_json(record["result"])
 
 
-def save_student(out_dir: Path, result: SubmissionResult, *, fingerprint: str, notes: list[str], layout: str,
-                 gradescope: dict) -> None:
+def save_student(
+    out_dir: Path, result: SubmissionResult, *, fingerprint: str, notes: list[str], layout: str, gradescope: dict
+) -> None:
     """Write a finished student's files: the Gradescope file first, ``result.json`` (the marker) last."""
     folder = student_dir(out_dir, result.student)
     if folder.is_symlink():

@@ -28,26 +28,37 @@ def _online_softmax(x, block_size, *, rescale=True, update_max=True, per_block=F
     N = x.shape[-1]
     end = N - N % block_size if drop_remainder else N
     if per_block:
-        return torch.cat([torch.softmax(x[..., s:s + block_size], dim=-1) for s in range(0, N, block_size)], dim=-1)
+        return torch.cat([torch.softmax(x[..., s : s + block_size], dim=-1) for s in range(0, N, block_size)], dim=-1)
     m = x.new_full((*x.shape[:-1], 1), float("-inf"))
     total = x.new_zeros((*x.shape[:-1], 1))
     for start in range(0, end, block_size):
-        block = x[..., start:start + block_size]
+        block = x[..., start : start + block_size]
         m_new = torch.maximum(m, block.amax(dim=-1, keepdim=True)) if update_max or start == 0 else m
         total = (total * torch.exp(m - m_new) if rescale else total) + torch.exp(block - m_new).sum(-1, keepdim=True)
         m = m_new
     return torch.exp(x - m) / total
 
 
-def _blockwise(q, k, v, block_size, causal=False, *, rescale=True, update_max=True, divide_per_block=False,
-               local_mask=False, drop_remainder=False):
+def _blockwise(
+    q,
+    k,
+    v,
+    block_size,
+    causal=False,
+    *,
+    rescale=True,
+    update_max=True,
+    divide_per_block=False,
+    local_mask=False,
+    drop_remainder=False,
+):
     """Blockwise attention (query blocks, one pass over key blocks each) with one step wrong (see MISTAKES)."""
     T_q, T_k = q.shape[-2], k.shape[-2]
     if drop_remainder:  # both loops stop at the last whole block
         T_q, T_k = T_q - T_q % block_size, T_k - T_k % block_size
     outputs = []
     for q0 in range(0, T_q, block_size):
-        qb = q[..., q0:min(q0 + block_size, T_q), :] / math.sqrt(q.shape[-1])
+        qb = q[..., q0 : min(q0 + block_size, T_q), :] / math.sqrt(q.shape[-1])
         q1 = q0 + qb.shape[-2]
         m = qb.new_full((*qb.shape[:-1], 1), float("-inf"))
         denom = qb.new_zeros((*qb.shape[:-1], 1))
@@ -76,14 +87,14 @@ def _keys_remainder_dropped(q, k, v, block_size, causal=False):
     end = k.shape[-2] - k.shape[-2] % block_size
     if end == 0:
         raise ValueError("no whole block")  # the variant has no answer here (it is skipped)
-    return attend(q, k[..., :end, :], v[..., :end, :],
-                  allowed=allowed(q.shape[-2], end) if causal else None)
+    return attend(q, k[..., :end, :], v[..., :end, :], allowed=allowed(q.shape[-2], end) if causal else None)
 
 
 def _distinct(reference, variants: dict) -> dict:
     """Each variant, made to raise (and so be skipped) where it gives the reference's answer: a mistake that
     changes nothing on an input (a maximum that never grows, a remainder that is empty) explains no wrong answer
     there."""
+
     def wrap(fn):
         def variant(*args):
             out = fn(*args)
@@ -91,7 +102,9 @@ def _distinct(reference, variants: dict) -> dict:
             if out.shape == want.shape and torch.allclose(out, want, rtol=1e-6, atol=1e-9, equal_nan=True):
                 raise ValueError("the mistake changes nothing on this input")
             return out
+
         return variant
+
     return {name: wrap(fn) for name, fn in variants.items()}
 
 
@@ -100,19 +113,25 @@ EXPECTED = {
     "blockwise_attention": blockwise_attention,
 }
 MISTAKES = {
-    "online_softmax": _distinct(online_softmax, {
-        b.SUM_NOT_RESCALED: lambda x, n: _online_softmax(x, n, rescale=False),
-        b.MAX_NOT_UPDATED: lambda x, n: _online_softmax(x, n, update_max=False),
-        b.NORMALISED_PER_BLOCK: lambda x, n: _online_softmax(x, n, per_block=True),
-        b.REMAINDER_DROPPED: lambda x, n: _online_softmax(x, n, drop_remainder=True),
-    }),
-    "blockwise_attention": _distinct(blockwise_attention, {
-        b.ACC_NOT_RESCALED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, rescale=False),
-        b.DIVIDED_PER_BLOCK: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, divide_per_block=True),
-        b.MAX_NOT_UPDATED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, update_max=False),
-        b.LOCAL_CAUSAL_OFFSET: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, local_mask=True),
-        b.REMAINDER_DROPPED: _keys_remainder_dropped,
-        b.REMAINDER_DROPPED_BOTH: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, drop_remainder=True),
-        b.NO_CAUSAL_MASK: lambda q, k, v, n, c=False: attend(q, k, v),
-    }),
+    "online_softmax": _distinct(
+        online_softmax,
+        {
+            b.SUM_NOT_RESCALED: lambda x, n: _online_softmax(x, n, rescale=False),
+            b.MAX_NOT_UPDATED: lambda x, n: _online_softmax(x, n, update_max=False),
+            b.NORMALISED_PER_BLOCK: lambda x, n: _online_softmax(x, n, per_block=True),
+            b.REMAINDER_DROPPED: lambda x, n: _online_softmax(x, n, drop_remainder=True),
+        },
+    ),
+    "blockwise_attention": _distinct(
+        blockwise_attention,
+        {
+            b.ACC_NOT_RESCALED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, rescale=False),
+            b.DIVIDED_PER_BLOCK: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, divide_per_block=True),
+            b.MAX_NOT_UPDATED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, update_max=False),
+            b.LOCAL_CAUSAL_OFFSET: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, local_mask=True),
+            b.REMAINDER_DROPPED: _keys_remainder_dropped,
+            b.REMAINDER_DROPPED_BOTH: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, drop_remainder=True),
+            b.NO_CAUSAL_MASK: lambda q, k, v, n, c=False: attend(q, k, v),
+        },
+    ),
 }

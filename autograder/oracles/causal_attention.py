@@ -39,8 +39,9 @@ def variants() -> dict:
         m.MASK_AFTER_SOFTMAX: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), mask_after=True),
         m.ZERO_NOT_INF: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), fill=0.0),
         m.INVERTED_MASK: lambda q, k, v: attend(q, k, v, allowed=~mask(q, k)),
-        m.UPPER_TRIANGLE: lambda q, k, v: attend(q, k, v, allowed=torch.ones(q.shape[-2], k.shape[-2],
-                                                                                dtype=torch.bool).triu()),
+        m.UPPER_TRIANGLE: lambda q, k, v: attend(
+            q, k, v, allowed=torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).triu()
+        ),
         m.OFF_BY_ONE_HIDDEN: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, -1)),
         m.OFF_BY_ONE_VISIBLE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, 1)),
         m.MISSING_SCALE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=1.0),

@@ -113,10 +113,14 @@ _WEIGHT_MISTAKES = {
 }
 
 _CONTEXT_MISTAKES = {
-    **{name: (lambda x, _f=fn: attention_weights(_f(x)) @ x)  # type: ignore[misc]
-       for name, fn in _SCORE_MISTAKES.items()},
-    **{name: (lambda x, _f=fn: _f(attention_scores(x)) @ x)  # type: ignore[misc]
-       for name, fn in _WEIGHT_MISTAKES.items()},
+    **{
+        name: (lambda x, _f=fn: attention_weights(_f(x)) @ x)  # type: ignore[misc]
+        for name, fn in _SCORE_MISTAKES.items()
+    },
+    **{
+        name: (lambda x, _f=fn: _f(attention_scores(x)) @ x)  # type: ignore[misc]
+        for name, fn in _WEIGHT_MISTAKES.items()
+    },
     NO_SOFTMAX: lambda x: attention_scores(x) @ x,
     WEIGHTS_AT_SCORES: lambda x: context_weights(x) @ attention_scores(x),
 }

@@ -37,7 +37,7 @@ def kv_decode(x, chunks, state, n_heads):
 
 def kv_step(prefix, x_new, state, n_heads):
     """The output of one step: ``x_new`` after ``prefix`` was cached."""
-    return multi_head_attention(torch.cat([prefix, x_new], dim=-2), state, int(n_heads))[..., prefix.shape[-2]:, :]
+    return multi_head_attention(torch.cat([prefix, x_new], dim=-2), state, int(n_heads))[..., prefix.shape[-2] :, :]
 
 
 def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
@@ -62,13 +62,16 @@ def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
 
 def _distinct(reference, variants: dict) -> dict:
     """Each variant, skipped where it gives the reference's answer (it then explains no wrong answer)."""
+
     def wrap(fn):
         def variant(*args):
             out, want = fn(*args), reference(*args)
             if out.shape == want.shape and torch.allclose(out, want, rtol=1e-6, atol=1e-9, equal_nan=True):
                 raise ValueError("the mistake changes nothing on this input")
             return out
+
         return variant
+
     return {name: wrap(fn) for name, fn in variants.items()}
 
 
@@ -86,8 +89,11 @@ MISTAKES = {
         b.WRONG_CACHE_DIM: lambda a, c: torch.cat([a, c], dim=1),
         b.VALUES_NOT_CACHED: lambda a, c: c,
     },
-    "kv_decode": _distinct(kv_decode, {
-        b.CAUSAL_OFFSET_IGNORED: lambda x, ch, s, nh: _decode(x, ch, s, nh, offset=False),
-        b.CACHE_NOT_USED: lambda x, ch, s, nh: _decode(x, ch, s, nh, cached=False),
-    }),
+    "kv_decode": _distinct(
+        kv_decode,
+        {
+            b.CAUSAL_OFFSET_IGNORED: lambda x, ch, s, nh: _decode(x, ch, s, nh, offset=False),
+            b.CACHE_NOT_USED: lambda x, ch, s, nh: _decode(x, ch, s, nh, cached=False),
+        },
+    ),
 }

@@ -83,8 +83,9 @@ MISTAKES = {
     "multi_head_attention": {
         m.SPLIT_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose),
         m.MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, merge=_merge_no_transpose),
-        m.SPLIT_MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose,
-                                                          merge=_merge_no_transpose),
+        m.SPLIT_MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(
+            x, s, nh, split=_split_no_transpose, merge=_merge_no_transpose
+        ),
         m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
         m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
         m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),

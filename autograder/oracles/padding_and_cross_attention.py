@@ -19,8 +19,22 @@ def key_padding_mask(lengths, T):
     return torch.arange(int(T))[None, :] < lengths.to(torch.int64)[:, None]
 
 
-def attend(q, k, v, mask=None, causal=False, *, scale=None, invert=False, on_queries=False, no_key="zeros",
-           fill=float("-inf"), after=False, bottom_right=False, use_mask=True):
+def attend(
+    q,
+    k,
+    v,
+    mask=None,
+    causal=False,
+    *,
+    scale=None,
+    invert=False,
+    on_queries=False,
+    no_key="zeros",
+    fill=float("-inf"),
+    after=False,
+    bottom_right=False,
+    use_mask=True,
+):
     """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
     hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
     T_q, T_k = q.shape[-2], k.shape[-2]
@@ -63,8 +77,9 @@ def split(t, n_heads):
     return t.reshape(B, T, n_heads, C // n_heads).transpose(1, 2)
 
 
-def cross_attention(x, context, state, n_heads, mask=None, *, keys_from=None, queries_from=None, out_proj=True,
-                    scale=None, **attend_kw):
+def cross_attention(
+    x, context, state, n_heads, mask=None, *, keys_from=None, queries_from=None, out_proj=True, scale=None, **attend_kw
+):
     n_heads = int(n_heads)
     q_in = x if queries_from is None else queries_from(x, context)
     kv_in = context if keys_from is None else keys_from(x, context)
@@ -102,10 +117,12 @@ def _attention_variants() -> dict:
         p.CAUSAL_BOTTOM_RIGHT: run(bottom_right=True),
         p.CAUSAL_IGNORED: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, False),
         a.MISSING_SCALE: run(scale=1.0),
-        a.SCALE_HS_V: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, bool(causal),
-                                                                      scale=math.sqrt(v.shape[-1])),
-        a.SCALE_T: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, bool(causal),
-                                                                   scale=math.sqrt(k.shape[-2])),
+        a.SCALE_HS_V: lambda q, k, v, mask=None, causal=False: attend(
+            q, k, v, mask, bool(causal), scale=math.sqrt(v.shape[-1])
+        ),
+        a.SCALE_T: lambda q, k, v, mask=None, causal=False: attend(
+            q, k, v, mask, bool(causal), scale=math.sqrt(k.shape[-2])
+        ),
     }
 
 

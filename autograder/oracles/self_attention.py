@@ -51,8 +51,13 @@ def reference_grad(forward, which: str, x, upstream, state, *args):
     One backward pass gives the gradient of every entry of ``state``; graders ask for them one name at a time,
     so the last pass's gradients are kept and reused while the inputs are the same tensors, unchanged (same
     storage, shape, strides, dtype and version counter; the kept references stop the storage being reused)."""
-    key = (forward, _identity(x), _identity(upstream), tuple((n, _identity(t)) for n, t in state.items()),
-           tuple(_identity(a) for a in args))
+    key = (
+        forward,
+        _identity(x),
+        _identity(upstream),
+        tuple((n, _identity(t)) for n, t in state.items()),
+        tuple(_identity(a) for a in args),
+    )
     if not _LAST_GRADS or _LAST_GRADS[0] != key:
         with torch.enable_grad():
             leaves = {n: t.detach().to(torch.float64).clone().requires_grad_(True) for n, t in state.items()}

@@ -74,8 +74,10 @@ MISTAKES = {
     },
     "masked_uniform_weights": {name: (lambda T, _f=fn, **_: _f(T)) for name, fn in _WEIGHT_VARIANTS.items()},
     "causal_mean_softmax": {
-        **{name: (lambda x, _f=fn: _f(x.shape[-2]) @ x)  # type: ignore[misc]
-           for name, fn in _WEIGHT_VARIANTS.items()},
+        **{
+            name: (lambda x, _f=fn: _f(x.shape[-2]) @ x)  # type: ignore[misc]
+            for name, fn in _WEIGHT_VARIANTS.items()
+        },
         WRONG_SIDE: lambda x: x @ masked_uniform_weights(x.shape[-2]).transpose(-2, -1),
     },
 }

@@ -7,10 +7,30 @@ from __future__ import annotations
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
 # len, sorted, ...) later does not change what the worker's own code calls.
 from builtins import (  # noqa: A004 - shadowing on purpose
-    BaseException, Exception, KeyboardInterrupt,
-    RuntimeError, SyntaxError, ValueError,
-    all, bool, bytes, compile, dict, enumerate, exec, float, getattr, int, isinstance,
-    len, list, sorted, str, tuple, type, zip,
+    BaseException,
+    Exception,
+    KeyboardInterrupt,
+    RuntimeError,
+    SyntaxError,
+    ValueError,
+    all,
+    bool,
+    bytes,
+    compile,
+    dict,
+    enumerate,
+    exec,
+    float,
+    getattr,
+    int,
+    isinstance,
+    len,
+    list,
+    sorted,
+    str,
+    tuple,
+    type,
+    zip,
 )
 
 import sys
@@ -19,8 +39,24 @@ from typing import Any, Callable, Union, cast
 from .recorder import _holds_objects, _trace_inputs, _twin, capture_graph
 from .torchrefs import capture_torch
 from .wire import (
-    ENCODE_BUDGET, Prepared, Blob, CallRequest, ErrorInfo, HandleRequest, HasRequest, LoadRequest, LoadStateRequest,
-    MethodRequest, NewRequest, Reply, Request, ToRequest, TrainRequest, Where, decode_array, encode_array,
+    ENCODE_BUDGET,
+    Prepared,
+    Blob,
+    CallRequest,
+    ErrorInfo,
+    HandleRequest,
+    HasRequest,
+    LoadRequest,
+    LoadStateRequest,
+    MethodRequest,
+    NewRequest,
+    Reply,
+    Request,
+    ToRequest,
+    TrainRequest,
+    Where,
+    decode_array,
+    encode_array,
 )
 
 
@@ -58,8 +94,11 @@ class Executor:
             code = compile(source, filename, "exec")
             exec(code, module.__dict__)  # noqa: S102 - this is the point: we are the sandboxed side
         except SyntaxError as exc:
-            self.load_error = {"type": "SyntaxError", "message": f"{exc.msg}",
-                               "where": {"line": exc.lineno, "function": "<module>", "code": (exc.text or "").strip()}}
+            self.load_error = {
+                "type": "SyntaxError",
+                "message": f"{exc.msg}",
+                "where": {"line": exc.lineno, "function": "<module>", "code": (exc.text or "").strip()},
+            }
             return {"ok": False, "error": self.load_error}
         except BaseException as exc:  # noqa: BLE001 - any failure at import is the learner's
             self.load_error = self._error(exc)
@@ -186,7 +225,10 @@ class Executor:
                 load = cast(LoadRequest, req)
                 return self.load_source(load["source"], load["filename"]), b""
             if self.namespace is None:
-                return {"ok": False, "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"}}, b""
+                return {
+                    "ok": False,
+                    "error": self.load_error or {"type": "RuntimeError", "message": "nothing loaded"},
+                }, b""
             serve_op = self.OPS.get(op)
             if serve_op is None:
                 return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
@@ -285,8 +327,11 @@ class Executor:
             reply["graph"] = capture_graph(trace_fn, *traced, lambda v: self.encode(v, out))
         if before is not None:
             reply["inputs_changed"] = [
-                bool(b is not None and isinstance(a, t.TensorBase)
-                     and (a.shape != b.shape or not t.equal(t.as_subclass(t.detach(a), t.Tensor), b)))
+                bool(
+                    b is not None
+                    and isinstance(a, t.TensorBase)
+                    and (a.shape != b.shape or not t.equal(t.as_subclass(t.detach(a), t.Tensor), b))
+                )
                 for a, b in zip(args, before)
             ]
         grad = req.get("grad")
@@ -331,23 +376,29 @@ class Executor:
             if info.get("buffers"):
                 state = dict(module.state_dict())
                 shapes = prepared["state"] = {
-                    str(k): [int(d) for d in v.shape] if isinstance(v, t.TensorBase) else None for k, v in state.items()}
+                    str(k): [int(d) for d in v.shape] if isinstance(v, t.TensorBase) else None for k, v in state.items()
+                }
             else:
                 state = {n: None for n in info.get("params", {})}
                 shapes = {n: p["shape"] for n, p in info.get("params", {}).items()}
-            fits = (all(n in shapes and shapes[n] == [int(d) for d in w.shape] for n, w in weights.items())
-                    and all(n in weights for n in info.get("params", {})))
+            fits = all(n in shapes and shapes[n] == [int(d) for d in w.shape] for n, w in weights.items()) and all(
+                n in weights for n in info.get("params", {})
+            )
             if fits:
-                merged = {n: (weights[n] if n in weights else v) for n, v in state.items()
-                          if n in weights or isinstance(v, t.TensorBase)}
+                merged = {
+                    n: (weights[n] if n in weights else v)
+                    for n, v in state.items()
+                    if n in weights or isinstance(v, t.TensorBase)
+                }
                 with t.no_grad():
                     module.load_state_dict(merged, strict=True)
                 prepared["loaded"] = True
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            prepared["state_error" if "state" not in prepared and info.get("buffers") else "load_error"] = \
-                self._error(exc)
+            prepared["state_error" if "state" not in prepared and info.get("buffers") else "load_error"] = self._error(
+                exc
+            )
 
     def _describe(self, obj) -> dict:
         t = self.t
@@ -356,17 +407,34 @@ class Executor:
         return {
             "type": type(obj).__name__[:100],
             "module": True,
-            "params": {str(n): {"shape": [int(s) for s in p.shape], "dtype": str(p.dtype).replace("torch.", ""),
-                                "requires_grad": bool(p.requires_grad)} for n, p in obj.named_parameters()},
-            "buffers": {str(n): {"shape": [int(s) for s in b.shape], "dtype": str(b.dtype).replace("torch.", "")}
-                        for n, b in obj.named_buffers()},
+            "params": {
+                str(n): {
+                    "shape": [int(s) for s in p.shape],
+                    "dtype": str(p.dtype).replace("torch.", ""),
+                    "requires_grad": bool(p.requires_grad),
+                }
+                for n, p in obj.named_parameters()
+            },
+            "buffers": {
+                str(n): {"shape": [int(s) for s in b.shape], "dtype": str(b.dtype).replace("torch.", "")}
+                for n, b in obj.named_buffers()
+            },
             "modules": {str(n): type(m).__name__[:100] for n, m in obj.named_modules() if n},
             "training": bool(obj.training),
         }
 
     # what each request's op does (after "load", which every child receives first)
-    OPS: dict[str, Callable[..., Reply]] = {"call": _call, "new": _call, "method": _call, "has": _has, "state": _state, "load_state": _load_state,
-           "describe": _describe_handle, "to": _to, "train": _train}
+    OPS: dict[str, Callable[..., Reply]] = {
+        "call": _call,
+        "new": _call,
+        "method": _call,
+        "has": _has,
+        "state": _state,
+        "load_state": _load_state,
+        "describe": _describe_handle,
+        "to": _to,
+        "train": _train,
+    }
 
 
 class _null:

@@ -8,11 +8,24 @@ from .torchrefs import capture_torch
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
 # len, sorted, ...) later does not change what the worker's own code calls.
 from builtins import (  # noqa: A004 - shadowing on purpose
-    BaseException, Exception, KeyboardInterrupt,
-    any, bool, dict, enumerate, float, getattr, int, isinstance,
-    len, list, range, str, tuple, type,
+    BaseException,
+    Exception,
+    KeyboardInterrupt,
+    any,
+    bool,
+    dict,
+    enumerate,
+    float,
+    getattr,
+    int,
+    isinstance,
+    len,
+    list,
+    range,
+    str,
+    tuple,
+    type,
 )
-
 
 
 # Bounds on the graph a recorded call sends back (see capture_graph); the judge applies its own as well.
@@ -156,8 +169,13 @@ def _make_tracer() -> None:
     pre_dispatch, proxy_key = torch._C.DispatchKey.PreDispatch, torch._C._TorchDispatchModeKey.PROXY
     skip = {torch.ops.prim.device.default}  # asks a tensor's device: nothing to replay
     literal = {torch.ops.aten.lift_fresh.default}  # torch.tensor(...) lifting its data: the tensor is a constant
-    TensorBase, dtype, device, layout, memory_format = (torch._C.TensorBase, torch.dtype, torch.device,
-                                                        torch.layout, torch.memory_format)
+    TensorBase, dtype, device, layout, memory_format = (
+        torch._C.TensorBase,
+        torch.dtype,
+        torch.device,
+        torch.layout,
+        torch.memory_format,
+    )
     OpOverload = torch._ops.OpOverload
     ref = weakref.ref
     plain_dispatch = torch._C._DisablePythonDispatcher
@@ -191,9 +209,12 @@ def _make_tracer() -> None:
                 if func in literal:
                     record = self.arg(args[0])
                 else:
-                    record = {"op": "call", "target": (str(func) if type(func) is OpOverload else repr(func))[:200],
-                              "args": [self.arg(a) for a in args],
-                              "kwargs": {str(k): self.arg(v) for k, v in kwargs.items()}}
+                    record = {
+                        "op": "call",
+                        "target": (str(func) if type(func) is OpOverload else repr(func))[:200],
+                        "args": [self.arg(a) for a in args],
+                        "kwargs": {str(k): self.arg(v) for k, v in kwargs.items()},
+                    }
             except _TraceError as exc:
                 self.error = str(exc)
                 return func(*args, **kwargs)
@@ -221,8 +242,9 @@ def _make_tracer() -> None:
             elif type(value) in (tuple, list):
                 for i, v in enumerate(value):
                     if isinstance(v, TensorBase):
-                        self.name(v, self.add({"op": "call", "target": "getitem", "args": [{"ref": node}, i],
-                                               "kwargs": {}}))
+                        self.name(
+                            v, self.add({"op": "call", "target": "getitem", "args": [{"ref": node}, i], "kwargs": {}})
+                        )
 
         def arg(self, value, depth: int = 0):
             if isinstance(value, TensorBase):

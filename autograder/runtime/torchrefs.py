@@ -6,7 +6,11 @@ from __future__ import annotations
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
 # len, sorted, ...) later does not change what the worker's own code calls.
 from builtins import (  # noqa: A004 - shadowing on purpose
-    Exception, bool, getattr, int, tuple,
+    Exception,
+    bool,
+    getattr,
+    int,
+    tuple,
 )
 
 from typing import Any
@@ -78,8 +82,16 @@ def capture_torch() -> _Refs:
     r.mul, r.sum = torch.mul, torch.sum
     r.Module = torch.nn.Module
     r.dtype = torch.dtype
-    r.numpy_ok = (torch.float32, torch.float64, torch.bool, torch.int64, torch.int32, torch.int16, torch.int8,
-                  torch.uint8)
+    r.numpy_ok = (
+        torch.float32,
+        torch.float64,
+        torch.bool,
+        torch.int64,
+        torch.int32,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+    )
     r.halves = (torch.bfloat16, torch.float16)
     _T = r
     return r
@@ -102,5 +114,3 @@ def _seed_cpu_only(seed_default):
         return seed_default(int(seed))
 
     return manual_seed
-
-

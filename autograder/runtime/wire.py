@@ -10,9 +10,26 @@ from __future__ import annotations
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
 # len, sorted, ...) later does not change what the worker's own code calls.
 from builtins import (  # noqa: A004 - shadowing on purpose
-    EOFError, StopIteration, TypeError, ValueError,
-    all, bool, bytearray, bytes, dict, float, frozenset, int, isinstance,
-    len, list, memoryview, min, str, tuple, type,
+    EOFError,
+    StopIteration,
+    TypeError,
+    ValueError,
+    all,
+    bool,
+    bytearray,
+    bytes,
+    dict,
+    float,
+    frozenset,
+    int,
+    isinstance,
+    len,
+    list,
+    memoryview,
+    min,
+    str,
+    tuple,
+    type,
 )
 
 import _hashlib
@@ -141,8 +158,18 @@ class ByeRequest(_Framed):
     op: Literal["bye"]  # the stage is over: the child ends
 
 
-Request = Union[LoadRequest, CallRequest, NewRequest, MethodRequest, HasRequest, HandleRequest, LoadStateRequest,
-                ToRequest, TrainRequest, ByeRequest]
+Request = Union[
+    LoadRequest,
+    CallRequest,
+    NewRequest,
+    MethodRequest,
+    HasRequest,
+    HandleRequest,
+    LoadStateRequest,
+    ToRequest,
+    TrainRequest,
+    ByeRequest,
+]
 
 
 class Where(TypedDict):
@@ -309,8 +336,14 @@ class ForgedFrame(ValueError):
     """A frame whose MAC does not match: it was not written by the worker's own reply path."""
 
 
-def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit: int = MAGIC_LIMIT,
-               key: bytes | None = None, reply: bool = False) -> tuple[dict, bytes]:
+def recv_frame(
+    sock: socket.socket,
+    *,
+    deadline: float | None = None,
+    json_limit: int = MAGIC_LIMIT,
+    key: bytes | None = None,
+    reply: bool = False,
+) -> tuple[dict, bytes]:
     """One frame. ``deadline`` (``time.monotonic()`` seconds) bounds the whole frame, not each read, so a
     peer that trickles bytes cannot hold the reader; oversized frames are refused before the rest is read; with
     ``key``, the frame's MAC is checked before its JSON is parsed.
@@ -326,8 +359,8 @@ def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit
             raise EOFError("connection closed")
         if len(head) < _HEADER.size:
             head += _recv_exact(sock, _HEADER.size - len(head), deadline)
-        n_json, n_blob = _unpack_header(head[:_HEADER.size])
-        head = head[_HEADER.size:]
+        n_json, n_blob = _unpack_header(head[: _HEADER.size])
+        head = head[_HEADER.size :]
     else:
         n_json, n_blob = _unpack_header(_recv_exact(sock, _HEADER.size, deadline))
     if n_json > json_limit or n_blob > MAGIC_LIMIT:
@@ -342,9 +375,9 @@ def recv_frame(sock: socket.socket, *, deadline: float | None = None, json_limit
     else:  # the rest of the frame in as few reads as it takes
         body = head + _recv_exact(sock, size - len(head), deadline)
     view = memoryview(body)  # the arrays are read in place: a copy of megabytes of inputs costs page faults too
-    data, blob = body[:n_json], view[n_json:n_json + n_blob]
+    data, blob = body[:n_json], view[n_json : n_json + n_blob]
     if key:
-        if not _same_digest(body[n_json + n_blob:], _hmac_digest(key, view[:n_json + n_blob], "sha256")):
+        if not _same_digest(body[n_json + n_blob :], _hmac_digest(key, view[: n_json + n_blob], "sha256")):
             raise ForgedFrame("the reply is not signed by the worker")
     if extra:
         raise ForgedFrame("data after the reply, which the worker's own reply path never sends")
@@ -376,20 +409,32 @@ class Blob:
 
 # numpy dtype string ↔ the torch dtype names it may stand for (half types travel as float32)
 ARRAY_DTYPES = {
-    "<f8": ("float64",), "<f4": ("float32", "float16", "bfloat16"), "|b1": ("bool",), "<i8": ("int64",),
-    "<i4": ("int32",), "<i2": ("int16",), "|i1": ("int8",), "|u1": ("uint8",),
+    "<f8": ("float64",),
+    "<f4": ("float32", "float16", "bfloat16"),
+    "|b1": ("bool",),
+    "<i8": ("int64",),
+    "<i4": ("int32",),
+    "<i2": ("int16",),
+    "|i1": ("int8",),
+    "|u1": ("uint8",),
 }
 
 
 def encode_array(array, dtype_name: str, device: str, blob: Blob) -> dict:
     """``array`` is a C-contiguous numpy array; ``dtype_name`` the torch dtype it stands for."""
     start, size = blob.add(array.tobytes())
-    return {"__nd__": [start, size], "np": array.dtype.str, "dtype": dtype_name,
-            "shape": list(array.shape), "device": device}
+    return {
+        "__nd__": [start, size],
+        "np": array.dtype.str,
+        "dtype": dtype_name,
+        "shape": list(array.shape),
+        "device": device,
+    }
 
 
-TORCH_DTYPES = frozenset({"float64", "float32", "float16", "bfloat16", "bool", "int64", "int32", "int16", "int8",
-                          "uint8"})
+TORCH_DTYPES = frozenset(
+    {"float64", "float32", "float16", "bfloat16", "bool", "int64", "int32", "int16", "int8", "uint8"}
+)
 
 
 def decode_array(rec: dict, blob: bytes, strict: bool = True):
@@ -400,11 +445,15 @@ def decode_array(rec: dict, blob: bytes, strict: bool = True):
     import numpy as np
 
     where = rec.get("__nd__")
-    if (not isinstance(where, list) or len(where) != 2 or not all(type(v) is int for v in where)):
+    if not isinstance(where, list) or len(where) != 2 or not all(type(v) is int for v in where):
         raise ValueError("bad array record")
     start, size = where
     np_name, torch_name, shape = rec.get("np"), rec.get("dtype"), rec.get("shape")
-    if np_name not in ARRAY_DTYPES or torch_name not in TORCH_DTYPES or (strict and torch_name not in ARRAY_DTYPES[np_name]):
+    if (
+        np_name not in ARRAY_DTYPES
+        or torch_name not in TORCH_DTYPES
+        or (strict and torch_name not in ARRAY_DTYPES[np_name])
+    ):
         raise ValueError(f"array dtype {np_name!r} / {torch_name!r} is not accepted")
     if not isinstance(shape, list) or len(shape) > 16 or not all(type(s) is int and s >= 0 for s in shape):
         raise ValueError("bad array shape")
@@ -418,5 +467,3 @@ def decode_array(rec: dict, blob: bytes, strict: bool = True):
         raise ValueError("bad array device")
     array = np.frombuffer(blob, dtype=np_dtype, count=count, offset=start)
     return array.reshape(shape)
-
-

@@ -8,9 +8,34 @@ from __future__ import annotations
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
 # len, sorted, ...) later does not change what the worker's own code calls.
 from builtins import (  # noqa: A004 - shadowing on purpose
-    AttributeError, ChildProcessError, EOFError, IndexError, OSError, PermissionError, RecursionError, TypeError, ValueError,
-    any, bool, bytes, dict, float, frozenset, getattr, int, isinstance,
-    len, list, max, min, open, range, set, sorted, str, tuple,
+    AttributeError,
+    ChildProcessError,
+    EOFError,
+    IndexError,
+    OSError,
+    PermissionError,
+    RecursionError,
+    TypeError,
+    ValueError,
+    any,
+    bool,
+    bytes,
+    dict,
+    float,
+    frozenset,
+    getattr,
+    int,
+    isinstance,
+    len,
+    list,
+    max,
+    min,
+    open,
+    range,
+    set,
+    sorted,
+    str,
+    tuple,
 )
 
 import _signal
@@ -25,8 +50,22 @@ from .executor import Executor
 from .recorder import _make_tracer, mark_entry_points
 from .torchrefs import capture_torch
 from .wire import (
-    MAGIC_LIMIT, REPLY_JSON_LIMIT, Blob, Exited, Ready, Request, _hmac_digest, _monotonic, _os_exit, _pack_header,
-    _sendall, dumps, encode_array, loads, recv_frame, send_frame,
+    MAGIC_LIMIT,
+    REPLY_JSON_LIMIT,
+    Blob,
+    Exited,
+    Ready,
+    Request,
+    _hmac_digest,
+    _monotonic,
+    _os_exit,
+    _pack_header,
+    _sendall,
+    dumps,
+    encode_array,
+    loads,
+    recv_frame,
+    send_frame,
 )
 
 
@@ -50,17 +89,31 @@ def serve(sock: socket.socket) -> None:
         reply, out = executor.handle(cast(Request, req), blob)  # the judge's (it is not checked here)
         try:
             if len(out) > MAGIC_LIMIT:
-                reply, out = {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}}, b""
+                reply, out = (
+                    {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}},
+                    b"",
+                )
             reply["id"] = rid
             try:
                 data = dumps(reply).encode()
             except (TypeError, ValueError, RecursionError):
-                reply, out = {"ok": False, "id": rid, "error": {"type": "ProtocolError",
-                                                               "message": "the reply could not be encoded"}}, b""
+                reply, out = (
+                    {
+                        "ok": False,
+                        "id": rid,
+                        "error": {"type": "ProtocolError", "message": "the reply could not be encoded"},
+                    },
+                    b"",
+                )
                 data = dumps(reply).encode()
             if len(data) > REPLY_JSON_LIMIT:
-                data = dumps({"ok": False, "id": rid, "error": {"type": "OutputTooLarge",
-                                                                "message": "the result is too large to return"}}).encode()
+                data = dumps(
+                    {
+                        "ok": False,
+                        "id": rid,
+                        "error": {"type": "OutputTooLarge", "message": "the result is too large to return"},
+                    }
+                ).encode()
                 out = b""
             frame = _pack_header(len(data), len(out)) + data + out
             if key:
@@ -113,8 +166,18 @@ def _status_kb(field: str, pid: str = "self") -> int:
 
 # signals a forked process must not meet at their default action in the zygote: faults (a real one ends it)
 # and SIGCHLD (its children's ends are collected); every other catchable signal is ignored there
-_ZYGOTE_DEFAULT_SIGNALS = frozenset({signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
-                                     signal.SIGSYS, signal.SIGTRAP, signal.SIGABRT})
+_ZYGOTE_DEFAULT_SIGNALS = frozenset(
+    {
+        signal.SIGCHLD,
+        signal.SIGSEGV,
+        signal.SIGBUS,
+        signal.SIGFPE,
+        signal.SIGILL,
+        signal.SIGSYS,
+        signal.SIGTRAP,
+        signal.SIGABRT,
+    }
+)
 _CATCHABLE = tuple(s for s in sorted(_signal.valid_signals()) if s not in (signal.SIGKILL, signal.SIGSTOP))
 
 
@@ -371,7 +434,9 @@ def warm_up() -> None:
     torch.set_float32_matmul_precision("highest")
     x = torch.randn(2, 4, 8, requires_grad=True)
     lin = torch.nn.Linear(8, 8)
-    w = (lin(x) @ x.transpose(-2, -1) / 8 ** 0.5).masked_fill(~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf"))
+    w = (lin(x) @ x.transpose(-2, -1) / 8**0.5).masked_fill(
+        ~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf")
+    )
     (torch.softmax(w, -1) @ x).sum().backward()
     y = torch.nn.Linear(8, 8)(torch.randn(2, 4, 8)).softmax(-1)
     torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
@@ -421,17 +486,49 @@ def _warm_requests() -> None:
         w = np.eye(3)
         send_frame(ours, {"op": "load", "source": _WARM_SOURCE, "filename": "/warm.py", "key": key.hex(), "id": 1})
         blob = Blob()
-        send_frame(ours, {"op": "call", "name": "f", "id": 2, "record": True, "return_inputs": True,
-                          "args": [encode_array(x, "float32", "cpu", blob)], "kwargs": {}}, blob.bytes())
+        send_frame(
+            ours,
+            {
+                "op": "call",
+                "name": "f",
+                "id": 2,
+                "record": True,
+                "return_inputs": True,
+                "args": [encode_array(x, "float32", "cpu", blob)],
+                "kwargs": {},
+            },
+            blob.bytes(),
+        )
         blob = Blob()
-        send_frame(ours, {"op": "new", "name": "M", "id": 3, "seed": 123, "module_dtype": "float64",
-                          "args": [3], "kwargs": {},
-                          "weights": {"W_query.weight": encode_array(w, "float64", "cpu", blob)}}, blob.bytes())
+        send_frame(
+            ours,
+            {
+                "op": "new",
+                "name": "M",
+                "id": 3,
+                "seed": 123,
+                "module_dtype": "float64",
+                "args": [3],
+                "kwargs": {},
+                "weights": {"W_query.weight": encode_array(w, "float64", "cpu", blob)},
+            },
+            blob.bytes(),
+        )
         blob = Blob()
-        send_frame(ours, {"op": "method", "handle": 1, "method": "__call__", "id": 4, "record": True,
-                          "args": [encode_array(x, "float64", "cpu", blob)], "kwargs": {},
-                          "grad": {"upstream": encode_array(np.ones((2, 4, 3)), "float64", "cpu", blob)}},
-                   blob.bytes())
+        send_frame(
+            ours,
+            {
+                "op": "method",
+                "handle": 1,
+                "method": "__call__",
+                "id": 4,
+                "record": True,
+                "args": [encode_array(x, "float64", "cpu", blob)],
+                "kwargs": {},
+                "grad": {"upstream": encode_array(np.ones((2, 4, 3)), "float64", "cpu", blob)},
+            },
+            blob.bytes(),
+        )
         send_frame(ours, {"op": "state", "handle": 1, "id": 5})
         send_frame(ours, {"op": "bye"})
         serve(theirs)
@@ -531,8 +628,14 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.enable()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
-    hello: Ready = {"op": "ready", "pid": me, "ipc": ipc, "uid": uid, "zygote_uid": os.getuid(),
-                    "pid_namespace": pid_namespace}
+    hello: Ready = {
+        "op": "ready",
+        "pid": me,
+        "ipc": ipc,
+        "uid": uid,
+        "zygote_uid": os.getuid(),
+        "pid_namespace": pid_namespace,
+    }
     control.send(dumps(hello).encode())
     counter = 0
     while True:
@@ -616,8 +719,12 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--pid-namespace", action="store_true")
-    parser.add_argument("--uid", type=int, default=None,
-                        help="the unprivileged uid every child becomes before learner code runs (zygote: root)")
+    parser.add_argument(
+        "--uid",
+        type=int,
+        default=None,
+        help="the unprivileged uid every child becomes before learner code runs (zygote: root)",
+    )
     parser.add_argument("--tmp", default="/tmp")
     opts = parser.parse_args(argv)
     control = socket.socket(fileno=opts.control_fd)
@@ -627,4 +734,3 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-

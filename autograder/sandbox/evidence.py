@@ -39,10 +39,18 @@ ELEMENT_LIMIT = 1 << 22  # elements in any one intermediate of a replay
 TOTAL_ELEMENT_LIMIT = 1 << 25  # elements in all of them
 # any op whose name holds one of these is a fused attention kernel or entry point (the worker's mark of
 # F.multi_head_attention_forward is ``autograder.multi_head_attention_forward.default``)
-FORBIDDEN_WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention",
-                   "multi_head_attention", "transformer_encoder_layer", "flex_attention")
+FORBIDDEN_WORDS = (
+    "scaled_dot_product",
+    "flash_attention",
+    "efficient_attention",
+    "cudnn_attention",
+    "multi_head_attention",
+    "transformer_encoder_layer",
+    "flex_attention",
+)
 # pure tensor math the replay may run (ATen op packets; an in-place variant "name_" of one is allowed too)
-ALLOWED = frozenset("""
+ALLOWED = frozenset(
+    """
 abs acos add addbmm addcdiv addcmul addmm addmv alias all amax amin any arange argmax argmin
 asin atan atan2 baddbmm bitwise_and bitwise_not bitwise_or bitwise_xor bmm broadcast_tensors broadcast_to cat
 ceil chunk clamp clamp_max clamp_min clip clone contiguous copy cos cosh cumprod cumsum detach diag diag_embed
@@ -57,12 +65,15 @@ scalar_tensor scatter scatter_add select select_scatter sigmoid sign sin sinh sl
 split_with_sizes sqrt square squeeze stack std sub sum swapaxes t tanh tensor_split tile to transpose tril triu
 true_divide type_as unbind unflatten unsqueeze var view view_as where zeros zeros_like _log_softmax _softmax
 _to_copy _unsafe_view __and__ __or__ __xor__
-""".split())
+""".split()
+)
 # calls that are not ATen ops but may appear in an honest graph, and do nothing to values
 NEUTRAL = frozenset({"torch._C._set_grad_enabled"})
 _TARGET = re.compile(r"aten\.([a-z_][a-zA-Z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_]*)")  # mT: the tensor's .mT
-DTYPES = {name: getattr(torch, name) for name in ("float64", "float32", "float16", "bfloat16", "bool", "int64",
-                                                    "int32", "int16", "int8", "uint8")}
+DTYPES = {
+    name: getattr(torch, name)
+    for name in ("float64", "float32", "float16", "bfloat16", "bool", "int64", "int32", "int16", "int8", "uint8")
+}
 LAYOUTS = {"strided": torch.strided}
 MEMORY_FORMATS = {"contiguous_format": torch.contiguous_format, "preserve_format": torch.preserve_format}
 
@@ -161,15 +172,23 @@ def _check_arg(value, before: int, depth: int = 0, list_only: bool = False) -> N
         return
     if not isinstance(value, dict) or len(value) != 1 or depth > 5:
         raise Unverifiable("the graph holds an argument of an unknown kind")
-    (kind, v), = value.items()
+    ((kind, v),) = value.items()
     if kind == "ref" and type(v) is int and 0 <= v < before:
         return
     if kind == "list" and isinstance(v, list) and len(v) <= 4096:
         for item in v:
             _check_arg(item, before, depth + 1)
         return
-    if kind == "dtype" and v in DTYPES or kind == "layout" and v in LAYOUTS or \
-            kind == "memory_format" and v in MEMORY_FORMATS or kind == "device" and isinstance(v, str):
+    if (
+        kind == "dtype"
+        and v in DTYPES
+        or kind == "layout"
+        and v in LAYOUTS
+        or kind == "memory_format"
+        and v in MEMORY_FORMATS
+        or kind == "device"
+        and isinstance(v, str)
+    ):
         return
     raise Unverifiable("the graph holds an argument of an unknown kind")
 
@@ -253,11 +272,13 @@ def check_shapes(graph: Graph, inputs: list) -> dict:
 
 
 # ops whose result shares its input's memory or allocates none of its own: a view of a tensor, or a broadcast
-_NO_NEW_MEMORY = frozenset("""
+_NO_NEW_MEMORY = frozenset(
+    """
 alias as_strided broadcast_to broadcast_tensors chunk detach diagonal expand expand_as mH mT movedim narrow permute
 select slice split split_with_sizes squeeze swapaxes t tensor_split transpose unbind unflatten unsqueeze view
 view_as _unsafe_view getitem
-""".split())
+""".split()
+)
 
 
 def measure(sizes: list) -> dict:
@@ -266,8 +287,11 @@ def measure(sizes: list) -> dict:
     broadcasts excluded: they allocate nothing), and ``elements``, the elements all its calls create (a measure
     of the work done, views excluded), and ``ops``, the names of the ops it calls (ATen packets, sorted)."""
     created = [n for target, n in sizes if _packet(target) not in _NO_NEW_MEMORY]
-    return {"largest": max(created, default=0), "elements": sum(created),
-            "ops": sorted({_packet(target) for target, _ in sizes})}
+    return {
+        "largest": max(created, default=0),
+        "elements": sum(created),
+        "ops": sorted({_packet(target) for target, _ in sizes}),
+    }
 
 
 def _packet(target: str) -> str:
@@ -279,8 +303,11 @@ def _packet(target: str) -> str:
 def _ops(graph: Graph, inputs: list) -> dict:
     if len(inputs) != graph.inputs:
         raise Unverifiable(f"the graph takes {graph.inputs} tensors, the call had {len(inputs)}")
-    return {i: _resolve(n["target"]) for i, n in enumerate(graph.nodes)
-            if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"}
+    return {
+        i: _resolve(n["target"])
+        for i, n in enumerate(graph.nodes)
+        if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
+    }
 
 
 def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None = None):
@@ -299,21 +326,28 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
             args = [_value(a, env, device) for a in node["args"]]
             kwargs = {k: _value(v, env, device) for k, v in node["kwargs"].items()}
             if node["target"] == "getitem":
-                if len(args) != 2 or not isinstance(args[0], (tuple, list)) or type(args[1]) is not int \
-                        or not -len(args[0]) <= args[1] < len(args[0]):
+                if (
+                    len(args) != 2
+                    or not isinstance(args[0], (tuple, list))
+                    or type(args[1]) is not int
+                    or not -len(args[0]) <= args[1] < len(args[0])
+                ):
                     raise Unverifiable("the graph indexes something that is not a tuple of results")
                 value = args[0][args[1]]
             else:
                 try:
                     value = ops[i](*args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - a graph the op refuses is not evidence
-                    raise Unverifiable(f"the graph's {node['target']} cannot be replayed "
-                                       f"({type(exc).__name__}: {str(exc)[:120]})") from None
+                    raise Unverifiable(
+                        f"the graph's {node['target']} cannot be replayed ({type(exc).__name__}: {str(exc)[:120]})"
+                    ) from None
         for t in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(t, torch.Tensor):
                 if t.numel() > ELEMENT_LIMIT:
-                    raise Unverifiable(f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
-                                       "elements, more than the autograder replays")
+                    raise Unverifiable(
+                        f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
+                        "elements, more than the autograder replays"
+                    )
                 total += t.numel()
                 if sizes is not None and op == "call":
                     sizes.append((node["target"], t.numel()))
@@ -326,7 +360,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
 def _value(arg, env: list, device: str):
     if not isinstance(arg, dict):
         return arg
-    (kind, v), = arg.items()
+    ((kind, v),) = arg.items()
     if kind == "ref":
         return env[v]
     if kind == "list":
@@ -388,8 +422,15 @@ def same_answer(replayed, answer, dtype: torch.dtype, strict: bool = True) -> st
     return "the graph's result is not your code's result"
 
 
-def verify(reply: Mapping[str, Any], blob: bytes, inputs: list, dtype: torch.dtype, fresh_call, reference=None,
-           reference_args=None) -> dict:
+def verify(
+    reply: Mapping[str, Any],
+    blob: bytes,
+    inputs: list,
+    dtype: torch.dtype,
+    fresh_call,
+    reference=None,
+    reference_args=None,
+) -> dict:
     """The record graders read, ``{"n_ops": int | None, "forbidden": [...]}``, decided from the graph in
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
     dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
@@ -424,17 +465,22 @@ def verify(reply: Mapping[str, Any], blob: bytes, inputs: list, dtype: torch.dty
             fresh_expected = _reference(reference, reference_args(fresh)) if expected is not None else None
         if expected is not None and fresh_expected is not None:
             if same_answer(expected, answer, dtype, strict=False) is None:  # a wrong answer fails the value checks
-                why = same_answer(replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype,
-                                  strict=False)
+                why = same_answer(
+                    replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype, strict=False
+                )
                 if why:
-                    raise Unverifiable("your answer is right on the checked input, but the computation traced from "
-                                       f"your code does not compute it on other inputs of the same shapes ({why}): "
-                                       "part of the work escaped the trace")
+                    raise Unverifiable(
+                        "your answer is right on the checked input, but the computation traced from "
+                        f"your code does not compute it on other inputs of the same shapes ({why}): "
+                        "part of the work escaped the trace"
+                    )
         else:  # no reference for these inputs (a student release answers only the inputs it recorded)
             why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
             if why:
-                raise Unverifiable("the graph of your call does not compute your answer on other inputs of the "
-                                   f"same shapes ({why}): part of the work escaped the trace")
+                raise Unverifiable(
+                    "the graph of your call does not compute your answer on other inputs of the "
+                    f"same shapes ({why}): part of the work escaped the trace"
+                )
         return {"n_ops": count_ops(graph), "forbidden": [], **sizes}
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
@@ -444,8 +490,9 @@ def _reference(reference, args):
     """The grader's reference on ``args`` (float64), or None when it cannot be computed for them."""
     try:
         with torch.no_grad():
-            return reference(*[a.to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-                               for a in args])
+            return reference(
+                *[a.to(torch.float64) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+            )
     except Exception:  # noqa: BLE001 - e.g. the learner's module holds weights the reference cannot use
         return None
 

@@ -126,8 +126,13 @@ class Limits:
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
 
     def for_child(self) -> wire.ChildLimits:
-        return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb, "nproc": self.nproc,
-                "cuda": bool(_nvidia_devices())}
+        return {
+            "memory_mb": self.memory_mb,
+            "cpu_s": self.cpu_s,
+            "file_mb": self.file_mb,
+            "nproc": self.nproc,
+            "cuda": bool(_nvidia_devices()),
+        }
 
 
 def _count_uid_processes(uid: int) -> int:
@@ -207,8 +212,14 @@ def _parents(paths: list[str]) -> list[str]:
     return list(found)
 
 
-def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
-                  runtime: str | Path = RUNTIME_DIR, uid: int | None = None) -> list[str]:
+def bwrap_command(
+    bwrap: str,
+    control_fd: int,
+    python: str,
+    tmp_mb: int = 256,
+    runtime: str | Path = RUNTIME_DIR,
+    uid: int | None = None,
+) -> list[str]:
     """The bubblewrap command line for the worker (a pure function, so tests can read it).
 
     ``uid`` (a root judge): bubblewrap is started as real root WITHOUT a user namespace (root may create the
@@ -219,16 +230,50 @@ def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
     if uid is None:
         cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     else:
-        cmd = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-               "--cap-drop", "ALL"]
+        cmd = [
+            bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-drop",
+            "ALL",
+        ]
         for cap in ZYGOTE_CAPS:
             cmd += ["--cap-add", cap]
-    cmd += ["--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--clearenv",
-            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-            "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1",
-            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-            "--perms", "1777", "--size", str(int(tmp_mb) * 1024 * 1024), "--tmpfs", "/tmp",
-            "--ro-bind", "/usr", "/usr"]
+    cmd += [
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "OMP_NUM_THREADS",
+        "1",
+        "--setenv",
+        "MKL_NUM_THREADS",
+        "1",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+        "--perms",
+        "1777",
+        "--size",
+        str(int(tmp_mb) * 1024 * 1024),
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for top in ("/lib", "/lib64", "/bin", "/sbin", "/lib32"):
         if os.path.islink(top):
             cmd += ["--symlink", os.readlink(top), top]
@@ -249,9 +294,26 @@ def bwrap_command(bwrap: str, control_fd: int, python: str, tmp_mb: int = 256,
     cmd += ["--proc", "/proc", "--dev", "/dev"]
     for dev in _nvidia_devices():  # CUDA devices, when the machine has them
         cmd += ["--dev-bind", dev, dev]
-    cmd += ["--ro-bind", str(runtime), SANDBOX_RUNTIME, "--remount-ro", "/dev", "--remount-ro", "/",
-            "--chdir", "/tmp", "--",
-            python, "-I", SANDBOX_WORKER, "--control-fd", str(control_fd), "--pid-namespace", "--tmp", "/tmp"]
+    cmd += [
+        "--ro-bind",
+        str(runtime),
+        SANDBOX_RUNTIME,
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        "/tmp",
+        "--",
+        python,
+        "-I",
+        SANDBOX_WORKER,
+        "--control-fd",
+        str(control_fd),
+        "--pid-namespace",
+        "--tmp",
+        "/tmp",
+    ]
     if uid is not None:
         cmd += ["--uid", str(uid)]
     return cmd
@@ -443,8 +505,13 @@ class Sandbox:
     def _spawn(self, kind: str, uid: int | None, bwrap: str | None) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child.fileno()
-        env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HOME": "/tmp",
-               "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "HOME": "/tmp",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         self.kind, self.uid = kind, uid
         import tempfile
 
@@ -470,10 +537,15 @@ class Sandbox:
                 cmd += ["--uid", str(uid)]
             env["TMPDIR"] = work
         # the zygote starts with the judge's own uid (root: then each child drops to ``uid`` itself)
-        self.proc = subprocess.Popen(cmd, pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL,
-                                     stderr=None if os.environ.get("AUTOGRADER_DEBUG") else subprocess.PIPE,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            pass_fds=(fd,),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=None if os.environ.get("AUTOGRADER_DEBUG") else subprocess.PIPE,
+            start_new_session=True,
+        )
         child.close()
         self.control = parent
 
@@ -618,32 +690,54 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
     namespaces = ["mount", "pid", "network", "ipc", "uts"] if bubblewrap else []
     if bubblewrap and uid is None:
         namespaces.insert(0, "user")
-    info: dict[str, Any] = {"level": "bubblewrap" if bubblewrap else "reduced", "bubblewrap": bubblewrap,
-            "learner_uid": child_uid, "own_uid": uid is not None, "judge_is_root": judge_uid == 0,
-            "namespaces": namespaces, "ipc_namespace_per_process": bool(ready.get("ipc")),
-            "fresh_process_per_stage": True, "lost": []}
-    who = (f"learner code runs under its own uid {uid}, not root" if uid is not None
-           else f"learner code runs under the judge's own uid {judge_uid} (no uid of its own: the judge is not root)")
-    ipc = ("a SysV IPC namespace per process" if ready.get("ipc")
-           else "SysV IPC objects shared between this sandbox's processes")
+    info: dict[str, Any] = {
+        "level": "bubblewrap" if bubblewrap else "reduced",
+        "bubblewrap": bubblewrap,
+        "learner_uid": child_uid,
+        "own_uid": uid is not None,
+        "judge_is_root": judge_uid == 0,
+        "namespaces": namespaces,
+        "ipc_namespace_per_process": bool(ready.get("ipc")),
+        "fresh_process_per_stage": True,
+        "lost": [],
+    }
+    who = (
+        f"learner code runs under its own uid {uid}, not root"
+        if uid is not None
+        else f"learner code runs under the judge's own uid {judge_uid} (no uid of its own: the judge is not root)"
+    )
+    ipc = (
+        "a SysV IPC namespace per process"
+        if ready.get("ipc")
+        else "SysV IPC objects shared between this sandbox's processes"
+    )
     if bubblewrap:
-        text = (f"bubblewrap: own {', '.join(namespaces)} namespaces; {who}; {ipc}; "
-                "a fresh process for every stage")
+        text = f"bubblewrap: own {', '.join(namespaces)} namespaces; {who}; {ipc}; a fresh process for every stage"
     else:
-        text = (f"REDUCED, no bubblewrap: a plain subprocess with rlimits, no filesystem, network or PID "
-                f"isolation; {who}; {ipc}; a fresh process for every stage")
+        text = (
+            f"REDUCED, no bubblewrap: a plain subprocess with rlimits, no filesystem, network or PID "
+            f"isolation; {who}; {ipc}; a fresh process for every stage"
+        )
         info["lost"].append(
             "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only (no "
-            "filesystem, network or PID isolation" + (f"; it runs under uid {uid}, not root" if uid is not None
-                                                       else "") + "). Install bubblewrap before grading untrusted code.")
+            "filesystem, network or PID isolation"
+            + (f"; it runs under uid {uid}, not root" if uid is not None else "")
+            + "). Install bubblewrap before grading untrusted code."
+        )
     if uid is None:
         info["lost"].append(
             f"the judge is not root, so learner code runs under the judge's own uid {judge_uid}"
-            + (" (mapped inside bubblewrap's user namespace)" if bubblewrap
-               else ": it can read whatever this user can read and signal every process of this user"))
+            + (
+                " (mapped inside bubblewrap's user namespace)"
+                if bubblewrap
+                else ": it can read whatever this user can read and signal every process of this user"
+            )
+        )
     if not ready.get("ipc"):
-        info["lost"].append("each child cannot have a SysV IPC namespace of its own here: shared memory and "
-                            "message queues are shared between the children of one sandbox")
+        info["lost"].append(
+            "each child cannot have a SysV IPC namespace of its own here: shared memory and "
+            "message queues are shared between the children of one sandbox"
+        )
     return info, text
 
 

@@ -17,8 +17,18 @@ from typing import TYPE_CHECKING, Callable, cast
 
 from ..runtime import wire
 from ..runtime.executor import Executor
-from .errors import (MissingName, ProtocolViolation, SandboxError, StudentCodeError, StudentCrashed, StudentFailure,
-                     StudentTimeout, SubmissionLoadError, learner_error, load_failure)
+from .errors import (
+    MissingName,
+    ProtocolViolation,
+    SandboxError,
+    StudentCodeError,
+    StudentCrashed,
+    StudentFailure,
+    StudentTimeout,
+    SubmissionLoadError,
+    learner_error,
+    load_failure,
+)
 from .values import Opaque, Out
 
 if TYPE_CHECKING:
@@ -81,10 +91,17 @@ def _check_reply(reply: dict) -> wire.Reply:
         where = err.get("where")
         if where is not None and not (isinstance(where, dict) and isinstance(where.get("line"), (int, type(None)))):
             raise ProtocolViolation("bad error location")
-        reply["error"] = {"type": str(err.get("type", "Error"))[:100], "message": str(err.get("message", ""))[:2000],
-                          "where": None if where is None else {"line": where.get("line"),
-                                                               "function": str(where.get("function", ""))[:100],
-                                                               "code": str(where.get("code", ""))[:200]}}
+        reply["error"] = {
+            "type": str(err.get("type", "Error"))[:100],
+            "message": str(err.get("message", ""))[:2000],
+            "where": None
+            if where is None
+            else {
+                "line": where.get("line"),
+                "function": str(where.get("function", ""))[:100],
+                "code": str(where.get("code", ""))[:200],
+            },
+        }
         return cast(wire.Reply, reply)
     reply.pop("record", None)  # the record is the judge's to make (autograder.sandbox.evidence), never the child's
     changed = reply.get("inputs_changed")
@@ -115,8 +132,9 @@ def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, 
             wire_dtype = torch.float32 if target == torch.float32 else torch.float64
             if t.dtype is not wire_dtype:
                 t = t.to(wire_dtype)
-        rec = wire.encode_array((t if t.is_contiguous() else t.contiguous()).numpy(),
-                                str(target).replace("torch.", ""), device, blob)
+        rec = wire.encode_array(
+            (t if t.is_contiguous() else t.contiguous()).numpy(), str(target).replace("torch.", ""), device, blob
+        )
         if noncontig:
             rec["noncontig"] = True
         if requires_grad and t.is_floating_point():
@@ -125,14 +143,22 @@ def encode_args(value, blob: wire.Blob, *, device: str, dtype, noncontig: bool, 
     if isinstance(value, ModuleHandle):  # an object the learner's process built earlier (a cache passed to forward)
         return {"__handle__": value.handle}
     if isinstance(value, tuple):
-        return {"__tuple__": [encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig,
-                                          requires_grad=requires_grad) for v in value]}
+        return {
+            "__tuple__": [
+                encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
+                for v in value
+            ]
+        }
     if isinstance(value, list):
-        return [encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
-                for v in value]
+        return [
+            encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
+            for v in value
+        ]
     if isinstance(value, dict):
-        return {k: encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
-                for k, v in value.items()}
+        return {
+            k: encode_args(v, blob, device=device, dtype=dtype, noncontig=noncontig, requires_grad=requires_grad)
+            for k, v in value.items()
+        }
     if isinstance(value, torch.dtype):
         return {"__dtype__": str(value).replace("torch.", "")}
     return value
@@ -149,8 +175,10 @@ def call_text(name: str, args, kwargs, *, cast=None, to="cpu", noncontig=False) 
         if isinstance(value, torch.Tensor):
             dtype = cast if cast is not None and value.is_floating_point() else value.dtype
             where = f" on {to}" if str(to) != "cpu" else ""
-            return (f"<tensor {tuple(value.shape)} {str(dtype).removeprefix('torch.')}{where}"
-                    f"{', non-contiguous' if noncontig and value.dim() > 1 else ''}>")
+            return (
+                f"<tensor {tuple(value.shape)} {str(dtype).removeprefix('torch.')}{where}"
+                f"{', non-contiguous' if noncontig and value.dim() > 1 else ''}>"
+            )
         text = repr(value)
         return text if len(text) <= 40 else f"<{type(value).__name__}>"
 
@@ -181,16 +209,22 @@ class StudentProxy:
             return
         if self.timed_out is not None:
             # a hang costs one timeout per stage: the next check would most likely hang again
-            raise StudentTimeout("skipped: an earlier check of this stage did not finish in time ("
-                                 + self.timed_out + "); the remaining checks were not run")
+            raise StudentTimeout(
+                "skipped: an earlier check of this stage did not finish in time ("
+                + self.timed_out
+                + "); the remaining checks were not run"
+            )
         if self.restarts > self._host().limits.max_restarts:
-            raise StudentCrashed("skipped: this stage's code already crashed or hung "
-                                 f"{self.restarts} times; the remaining checks were not run")
+            raise StudentCrashed(
+                "skipped: this stage's code already crashed or hung "
+                f"{self.restarts} times; the remaining checks were not run"
+            )
         self.sock = self._host().fork_child()
         self.key = secrets.token_bytes(32)
         # the key travels in the load request, read by the worker before the learner's module exists
-        reply, _ = self._roundtrip({"op": "load", "source": self.source, "filename": self.filename,
-                                    "key": self.key.hex()}, b"")
+        reply, _ = self._roundtrip(
+            {"op": "load", "source": self.source, "filename": self.filename, "key": self.key.hex()}, b""
+        )
         if not reply.get("ok"):
             self.load_error = reply.get("error")
         else:
@@ -212,20 +246,25 @@ class StudentProxy:
         try:
             sock.settimeout(timeout)
             wire.send_frame(sock, req, blob)
-            reply, out = wire.recv_frame(sock, deadline=started + timeout, json_limit=wire.REPLY_JSON_LIMIT,
-                                         key=self.key, reply=True)
+            reply, out = wire.recv_frame(
+                sock, deadline=started + timeout, json_limit=wire.REPLY_JSON_LIMIT, key=self.key, reply=True
+            )
             if reply.get("id") != rid:
                 raise ProtocolViolation("the reply answers another request")
             return _check_reply(reply), out
         except socket.timeout:
             self._drop(kill=True)
             self.timed_out = f"{timeout:g} s"
-            raise StudentTimeout(f"your code did not finish within {timeout:g} s (an endless loop, or a "
-                                 "Python loop over a large tensor?)") from None
+            raise StudentTimeout(
+                f"your code did not finish within {timeout:g} s (an endless loop, or a "
+                "Python loop over a large tensor?)"
+            ) from None
         except (ProtocolViolation, wire.ForgedFrame) as exc:
             self._drop(kill=True)
-            raise StudentCrashed("your code's process sent back something that is not a valid answer "
-                                 f"({exc}): the grading channel is not for your code to write to") from None
+            raise StudentCrashed(
+                "your code's process sent back something that is not a valid answer "
+                f"({exc}): the grading channel is not for your code to write to"
+            ) from None
         except (EOFError, OSError, ValueError, RecursionError, UnicodeDecodeError) as exc:
             info = self._drop(kill=True)
             raise StudentCrashed(_describe_exit(info, time.monotonic() - started, exc)) from None
@@ -271,8 +310,9 @@ class StudentProxy:
                 answer["graph_blob"] = out  # the graph's constants (read by autograder.sandbox.evidence)
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             self._drop(kill=True)
-            raise StudentCrashed("your code's process sent back something that is not a valid answer "
-                                 f"({exc})") from None
+            raise StudentCrashed(
+                f"your code's process sent back something that is not a valid answer ({exc})"
+            ) from None
         return answer
 
     def loaded(self) -> bool:
@@ -283,17 +323,31 @@ class StudentProxy:
             return False
         return self.load_error is None
 
-    def _pack(self, req: wire.CallRequest | wire.NewRequest | wire.MethodRequest, args, kwargs, *, to="cpu",
-              cast=None, noncontig=False, grad_inputs=False, upstream=None, seed=None, record=False,
-              return_inputs=False) -> wire.Blob:
+    def _pack(
+        self,
+        req: wire.CallRequest | wire.NewRequest | wire.MethodRequest,
+        args,
+        kwargs,
+        *,
+        to="cpu",
+        cast=None,
+        noncontig=False,
+        grad_inputs=False,
+        upstream=None,
+        seed=None,
+        record=False,
+        return_inputs=False,
+    ) -> wire.Blob:
         """Fill in the call fields of ``req`` (only those that are set travel); the blob holds the arrays."""
         blob = wire.Blob()
-        req["args"] = encode_args(list(args), blob, device=to, dtype=cast, noncontig=noncontig,
-                                  requires_grad=grad_inputs)
+        req["args"] = encode_args(
+            list(args), blob, device=to, dtype=cast, noncontig=noncontig, requires_grad=grad_inputs
+        )
         req["kwargs"] = encode_args(dict(kwargs), blob, device=to, dtype=cast, noncontig=False, requires_grad=False)
         if upstream is not None:
-            req["grad"] = {"upstream": encode_args(upstream, blob, device=to, dtype=cast, noncontig=False,
-                                                   requires_grad=False)}
+            req["grad"] = {
+                "upstream": encode_args(upstream, blob, device=to, dtype=cast, noncontig=False, requires_grad=False)
+            }
         if seed is not None:
             req["seed"] = seed
         if record:
@@ -302,15 +356,41 @@ class StudentProxy:
             req["return_inputs"] = True
         return blob
 
-    def invoke(self, target: Callable[[], wire.CallRequest | wire.MethodRequest], args, kwargs, *, to, cast,
-               noncontig, record, return_inputs, upstream, grad_inputs, seed, full):
+    def invoke(
+        self,
+        target: Callable[[], wire.CallRequest | wire.MethodRequest],
+        args,
+        kwargs,
+        *,
+        to,
+        cast,
+        noncontig,
+        record,
+        return_inputs,
+        upstream,
+        grad_inputs,
+        seed,
+        full,
+    ):
         """A call of a function or a module (``target()`` makes its request's first fields); see :meth:`call`."""
         req = target()
-        blob = self._pack(req, args, kwargs, to=to, cast=cast, noncontig=noncontig, grad_inputs=grad_inputs,
-                          upstream=upstream, seed=seed, record=bool(record), return_inputs=return_inputs)
+        blob = self._pack(
+            req,
+            args,
+            kwargs,
+            to=to,
+            cast=cast,
+            noncontig=noncontig,
+            grad_inputs=grad_inputs,
+            upstream=upstream,
+            seed=seed,
+            record=bool(record),
+            return_inputs=return_inputs,
+        )
         reply = self.request(req, blob.bytes())
         _mark_asked(reply.get("value"), asked_dtype(args, kwargs, cast))
         if record:
+
             def again(fresh_args, fresh_kwargs):
                 req = target()
                 blob = self._pack(req, fresh_args, fresh_kwargs, to=to, cast=cast, noncontig=noncontig, seed=seed)
@@ -319,16 +399,40 @@ class StudentProxy:
             reply["record"] = recorded(reply, args, kwargs, cast, again, record)
         return reply if full else reply["value"]
 
-    def call(self, name: str, *args, to="cpu", cast=None, noncontig=False, record=False,
-             return_inputs=False, upstream=None, grad_inputs=False, seed=None, full=False, **kwargs):
+    def call(
+        self,
+        name: str,
+        *args,
+        to="cpu",
+        cast=None,
+        noncontig=False,
+        record=False,
+        return_inputs=False,
+        upstream=None,
+        grad_inputs=False,
+        seed=None,
+        full=False,
+        **kwargs,
+    ):
         """Call ``name(*args, **kwargs)`` in the learner's file. Float tensors are cast to ``cast`` and put
         on device ``to`` (non-contiguous views when ``noncontig``); other keyword arguments (``device=``,
         ``dtype=``, ``dim=``...) go to the learner's function. ``full=True`` returns the whole reply
         (``value``, ``record``, ``inputs_changed``, ``grads``); otherwise just the value."""
         try:
-            return self.invoke(lambda: {"op": "call", "name": name}, args, kwargs, to=to, cast=cast,
-                               noncontig=noncontig, record=record, return_inputs=return_inputs, upstream=upstream,
-                               grad_inputs=grad_inputs, seed=seed, full=full)
+            return self.invoke(
+                lambda: {"op": "call", "name": name},
+                args,
+                kwargs,
+                to=to,
+                cast=cast,
+                noncontig=noncontig,
+                record=record,
+                return_inputs=return_inputs,
+                upstream=upstream,
+                grad_inputs=grad_inputs,
+                seed=seed,
+                full=full,
+            )
         except StudentCodeError as exc:
             if not isinstance(exc, (MissingName, SubmissionLoadError)):
                 exc.call = call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig)
@@ -347,8 +451,9 @@ class StudentProxy:
         if module_dtype is not None:
             req["module_dtype"] = str(module_dtype).replace("torch.", "")
         if weights is not None:
-            req["weights"] = encode_args(dict(weights), blob, device="cpu", dtype=None, noncontig=False,
-                                         requires_grad=False)
+            req["weights"] = encode_args(
+                dict(weights), blob, device="cpu", dtype=None, noncontig=False, requires_grad=False
+            )
         reply = self.request(req, blob.bytes())
         info = reply["value"]
         if not isinstance(info, dict) or "handle" not in info:
@@ -392,12 +497,34 @@ class ModuleHandle:
     prepared: wire.Prepared | None = None  # what ``new(..., weights=w)`` did with ``w`` (state shapes, load error)
     prepared_for: dict | None = None  # that ``w``
 
-    def __call__(self, *args, to="cpu", cast=None, noncontig=False, record=False, return_inputs=False,
-                 upstream=None, seed=None, full=False, **kwargs):
+    def __call__(
+        self,
+        *args,
+        to="cpu",
+        cast=None,
+        noncontig=False,
+        record=False,
+        return_inputs=False,
+        upstream=None,
+        seed=None,
+        full=False,
+        **kwargs,
+    ):
         """Call the module (its ``forward``): as :meth:`StudentProxy.call`."""
-        return self.proxy.invoke(lambda: {"op": "method", "handle": self.handle, "method": "__call__"}, args, kwargs,
-                                 to=to, cast=cast, noncontig=noncontig, record=record, return_inputs=return_inputs,
-                                 upstream=upstream, grad_inputs=False, seed=seed, full=full)
+        return self.proxy.invoke(
+            lambda: {"op": "method", "handle": self.handle, "method": "__call__"},
+            args,
+            kwargs,
+            to=to,
+            cast=cast,
+            noncontig=noncontig,
+            record=record,
+            return_inputs=return_inputs,
+            upstream=upstream,
+            grad_inputs=False,
+            seed=seed,
+            full=full,
+        )
 
     def method(self, name: str, *args, cast=None, full=False, **kwargs):
         """Call the object's method ``name(*args, **kwargs)`` (``append``, ``reset``, ``__len__`` of an object
@@ -413,13 +540,21 @@ class ModuleHandle:
 
     def load_state(self, state: dict) -> None:
         blob = wire.Blob()
-        enc = {k: encode_args(v, blob, device="cpu", dtype=None, noncontig=False, requires_grad=False)
-               for k, v in state.items()}
+        enc = {
+            k: encode_args(v, blob, device="cpu", dtype=None, noncontig=False, requires_grad=False)
+            for k, v in state.items()
+        }
         self.proxy.request({"op": "load_state", "handle": self.handle, "state": enc}, blob.bytes())
 
     def to(self, device: str | None = None, dtype=None) -> None:
-        self.proxy.request({"op": "to", "handle": self.handle, "device": device,
-                            "dtype": str(dtype).replace("torch.", "") if dtype is not None else None})
+        self.proxy.request(
+            {
+                "op": "to",
+                "handle": self.handle,
+                "device": device,
+                "dtype": str(dtype).replace("torch.", "") if dtype is not None else None,
+            }
+        )
 
     def train(self, mode: bool) -> None:
         self.proxy.request({"op": "train", "handle": self.handle, "mode": bool(mode)})
@@ -504,15 +639,18 @@ def _describe_exit(info: wire.Exited | dict, elapsed: float, exc: BaseException)
     if info.get("lost"):
         return "the grading worker was lost while running your code"
     if info.get("reason") == "memory":
-        return ("your code's process was killed: together with the processes it started it used more memory "
-                "than allowed")
+        return "your code's process was killed: together with the processes it started it used more memory than allowed"
     if isinstance(exc, EOFError) and info.get("killed") and info.get("signal") == 9:
         return "your code's process closed its connection to the grader (and was stopped)"
     if "signal" in info:
         sig = info["signal"]
         name = _signal.Signals(sig).name if sig in _signal.Signals._value2member_map_ else str(sig)
-        why = {"SIGSEGV": "a segmentation fault", "SIGKILL": "it was killed (memory or time limit?)",
-               "SIGXCPU": "it used up its CPU time", "SIGABRT": "it aborted"}.get(name, name)
+        why = {
+            "SIGSEGV": "a segmentation fault",
+            "SIGKILL": "it was killed (memory or time limit?)",
+            "SIGXCPU": "it used up its CPU time",
+            "SIGABRT": "it aborted",
+        }.get(name, name)
         return f"your code's process died: {why}"
     if "code" in info:
         return f"your code ended its process (exit code {info['code']}): don't call sys.exit/os._exit in a stage"

@@ -33,8 +33,12 @@ def test_random_online_softmax(student, rng):
         what = f"online_softmax(x {tuple(x.shape)}, block_size={n})"
         with explained(student, what):
             got = expect_shape(student.call("online_softmax", x, n, cast=F64), tuple(x.shape), what)
-        expect_close(got, oracle.expected("online_softmax", x, n), what=what + ", compared with torch.softmax",
-                     mistakes=oracle.mistakes("online_softmax", x, n))
+        expect_close(
+            got,
+            oracle.expected("online_softmax", x, n),
+            what=what + ", compared with torch.softmax",
+            mistakes=oracle.mistakes("online_softmax", x, n),
+        )
 
 
 @check("blockwise_attention on random shapes and block sizes, causal and not", weight=2)
@@ -46,9 +50,16 @@ def test_random_attention(student, rng):
         lead = (_rand_int(rng, 1, 2), _rand_int(rng, 1, 3))
         hs, hs_v = _rand_int(rng, 1, 6), _rand_int(rng, 1, 6)
         q, k, v = randn(rng, *lead, T_q, hs), randn(rng, *lead, T_k, hs) * 2, randn(rng, *lead, T_k, hs_v)
-        attention_call(student, q, k, v, n, causal, record=i == 0,
-                       what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, "
-                            f"causal={causal})")
+        attention_call(
+            student,
+            q,
+            k,
+            v,
+            n,
+            causal,
+            record=i == 0,
+            what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, causal={causal})",
+        )
 
 
 @check("blockwise_attention: non-contiguous float32 inputs, every device")
@@ -59,10 +70,10 @@ def test_devices(student, rng, device):
     for causal in (False, True):
         what = f"blockwise_attention(q, k, v non-contiguous float32 on {device}, block_size={n}, causal={causal})"
         with explained(student, what):
-            got = student.call("blockwise_attention", q, k, v, n, causal, to=device, cast=torch.float32,
-                               noncontig=True)
-        expect_close(got, sdpa(q, k, v, causal), what=what,
-                     mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal))
+            got = student.call("blockwise_attention", q, k, v, n, causal, to=device, cast=torch.float32, noncontig=True)
+        expect_close(
+            got, sdpa(q, k, v, causal), what=what, mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal)
+        )
 
 
 @check("float16 and bfloat16 (CPU): online_softmax and blockwise_attention keep the dtype and stay finite")
@@ -78,11 +89,21 @@ def test_half(student, rng):
         what = f"online_softmax(x {tuple(x.shape)} {name}, block_size={n})"
         with explained(student, what):
             got = student.call("online_softmax", xh, n, cast=dtype)
-        expect_half(got, oracle.expected("online_softmax", xh, n), dtype, what=what,
-                    mistakes=oracle.mistakes("online_softmax", xh, n))
+        expect_half(
+            got,
+            oracle.expected("online_softmax", xh, n),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("online_softmax", xh, n),
+        )
         qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
         what = f"blockwise_attention(q, k, v {name} of shapes {shape_of(q, k, v)}, block_size={n}, causal=True)"
         with explained(student, what):
             got = student.call("blockwise_attention", qh, kh, vh, n, True, cast=dtype)
-        expect_half(got, sdpa(qh, kh, vh, True), dtype, what=what,
-                    mistakes=oracle.mistakes("blockwise_attention", qh, kh, vh, n, True))
+        expect_half(
+            got,
+            sdpa(qh, kh, vh, True),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("blockwise_attention", qh, kh, vh, n, True),
+        )

@@ -4,8 +4,16 @@ import torch
 
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_half, expect_shape
-from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, new_module, perturb_from,
-                                          qkv, random_linear_weights, sdpa)
+from autograder.graders.attention import (
+    expect_causal,
+    expect_close_by_hand,
+    explained,
+    new_module,
+    perturb_from,
+    qkv,
+    random_linear_weights,
+    sdpa,
+)
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "causal_attention"
@@ -20,8 +28,7 @@ def _qkv(rng, lead, T, hs, hs_v):
     return randn(rng, *lead, T, hs) * 1.5, randn(rng, *lead, T, hs) * 1.5, randn(rng, *lead, T, hs_v)
 
 
-@check("causal_attention: random q, k, v of varied shapes equal scaled_dot_product_attention, every device",
-       weight=2)
+@check("causal_attention: random q, k, v of varied shapes equal scaled_dot_product_attention, every device", weight=2)
 def test_random_sdpa(student, rng, device):
     leads = [(1,), (3,), (2, 2), ()]
     for i, lead in enumerate(leads):
@@ -53,10 +60,17 @@ def test_random_causality(student, rng):
     what = f"causal_attention(q, k, v (2, {T}, .))"
     with explained(student, what):
         base = expect_shape(student.call("causal_attention", q, k, v, cast=F64), (2, T, 5), what)
-        changed = [perturb_from(z, t, seed=_rand_int(rng, 0, 10 ** 6)) for z in (q, k, v)]
+        changed = [perturb_from(z, t, seed=_rand_int(rng, 0, 10**6)) for z in (q, k, v)]
         after = student.call("causal_attention", *changed, cast=F64)
-    expect_causal(base, after, t, what=what, changed_what="q, k and v", expected=sdpa(q, k, v),
-                  mistakes=oracle.mistakes("causal_attention", q, k, v))
+    expect_causal(
+        base,
+        after,
+        t,
+        what=what,
+        changed_what="q, k and v",
+        expected=sdpa(q, k, v),
+        mistakes=oracle.mistakes("causal_attention", q, k, v),
+    )
 
 
 @check("CausalSelfAttention: random weights and bias, T from 1 to context_length", weight=2)
@@ -65,30 +79,56 @@ def test_random_module(student, rng):
     for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):
         d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 1, 5)
         w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
-        handle = new_module(student, "CausalSelfAttention", d_in, hs, L, qkv_bias=bias, weights=w,
-                            what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", dtype=F64)
+        handle = new_module(
+            student,
+            "CausalSelfAttention",
+            d_in,
+            hs,
+            L,
+            qkv_bias=bias,
+            weights=w,
+            what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})",
+            dtype=F64,
+        )
         x = randn(rng, 3, T, d_in)
         what = f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})(x (3, {T}, {d_in}))"
         with explained(student, what):
-            reply = handle(x, cast=F64, record=T == 1 and (lambda x, w=w: oracle.expected("causal_self_attention", x, w)),
-                           full=True)
-        expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
-                             mistakes=oracle.mistakes("causal_self_attention", x, w))
+            reply = handle(
+                x,
+                cast=F64,
+                record=T == 1 and (lambda x, w=w: oracle.expected("causal_self_attention", x, w)),
+                full=True,
+            )
+        expect_close_by_hand(
+            reply,
+            oracle.expected("causal_self_attention", x, w),
+            what=what,
+            mistakes=oracle.mistakes("causal_self_attention", x, w),
+        )
 
 
 @check("CausalSelfAttention: non-contiguous input, every device")
 def test_module_devices(student, rng, device):
     w = random_linear_weights(rng, qkv(4, 3), bias=False)
-    handle = new_module(student, "CausalSelfAttention", 4, 3, 8, weights=w,
-                        what="CausalSelfAttention(4, 3, 8)")
+    handle = new_module(student, "CausalSelfAttention", 4, 3, 8, weights=w, what="CausalSelfAttention(4, 3, 8)")
     handle.to(device, torch.float32)
     x = randn(rng, 2, 7, 4)
     what = f"CausalSelfAttention(4, 3, 8)(x non-contiguous, float32 on {device})"
     with explained(student, what):
-        reply = handle(x, to=device, cast=torch.float32, noncontig=True, full=True,
-                       record=lambda x: oracle.expected("causal_self_attention", x, w))
-    expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
-                         mistakes=oracle.mistakes("causal_self_attention", x, w))
+        reply = handle(
+            x,
+            to=device,
+            cast=torch.float32,
+            noncontig=True,
+            full=True,
+            record=lambda x: oracle.expected("causal_self_attention", x, w),
+        )
+    expect_close_by_hand(
+        reply,
+        oracle.expected("causal_self_attention", x, w),
+        what=what,
+        mistakes=oracle.mistakes("causal_self_attention", x, w),
+    )
 
 
 @check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
@@ -102,11 +142,25 @@ def test_half(student, rng):
         with explained(student, what):
             got = student.call("causal_attention", qh, kh, vh, cast=dtype)
         expect_half(got, sdpa(qh, kh, vh), dtype, what=what, mistakes=oracle.mistakes("causal_attention", qh, kh, vh))
-        handle = new_module(student, "CausalSelfAttention", 4, 3, 8, qkv_bias=True, weights=w, dtype=dtype,
-                            what="CausalSelfAttention(4, 3, 8, qkv_bias=True)")
+        handle = new_module(
+            student,
+            "CausalSelfAttention",
+            4,
+            3,
+            8,
+            qkv_bias=True,
+            weights=w,
+            dtype=dtype,
+            what="CausalSelfAttention(4, 3, 8, qkv_bias=True)",
+        )
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
         what = f"CausalSelfAttention(4, 3, 8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
         with explained(student, what):
             got = handle(xh, cast=dtype)
-        expect_half(got, oracle.expected("causal_self_attention", xh, wh), dtype, what=what,
-                    mistakes=oracle.mistakes("causal_self_attention", xh, wh))
+        expect_half(
+            got,
+            oracle.expected("causal_self_attention", xh, wh),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("causal_self_attention", xh, wh),
+        )

@@ -3,8 +3,17 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import (HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail,
-                                 softmax_tolerance, tolerance)
+from autograder.checks import (
+    HALVES,
+    check,
+    diagnose,
+    expect_close,
+    expect_half,
+    expect_shape,
+    fail,
+    softmax_tolerance,
+    tolerance,
+)
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "dot_product_attention"
@@ -38,8 +47,12 @@ def test_softmax_random(student, rng):
     for kind in ("inner", "last", "any"):
         x, dim = _random_case(rng, kind)
         for name in SOFTMAXES:
-            expect_close(student.call(name, x, cast=torch.float64, dim=dim), oracle.expected(name, x, dim=dim),
-                         what=f"{name}(x {tuple(x.shape)}, dim={dim})", mistakes=oracle.mistakes(name, x, dim=dim))
+            expect_close(
+                student.call(name, x, cast=torch.float64, dim=dim),
+                oracle.expected(name, x, dim=dim),
+                what=f"{name}(x {tuple(x.shape)}, dim={dim})",
+                mistakes=oracle.mistakes(name, x, dim=dim),
+            )
 
 
 @check("softmax_stable: random logits near ±1e4")
@@ -49,17 +62,28 @@ def test_stable_large_random(student, rng):
     sign = torch.where(torch.rand(5, 1, generator=rng) < 0.5, -1.0, 1.0).to(torch.float64)
     x = (1e4 * sign + 3.0 * randn(rng, 5, 6)).to(torch.float32).to(torch.float64)
     for dtype, dim in ((torch.float32, -1), (torch.float64, -1), (torch.float32, 0)):
-        got = expect_shape(student.call("softmax_stable", x, cast=dtype, dim=dim), x.shape,
-                           f"softmax_stable(x near ±1e4, dim={dim})")
+        got = expect_shape(
+            student.call("softmax_stable", x, cast=dtype, dim=dim), x.shape, f"softmax_stable(x near ±1e4, dim={dim})"
+        )
         if not bool(torch.isfinite(got.t).all()):
-            mistake = diagnose(got.t, oracle.mistakes("softmax_stable", x, dim=dim), *tolerance(got.dtype),
-                               expected=oracle.expected("softmax_stable", x, dim=dim))
-            fail(f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim}) returned inf or NaN: subtract the "
-                 "maximum along dim before exp"
-                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
-        expect_close(got, oracle.expected("softmax_stable", x, dim=dim),
-                     what=f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim})", rtol=softmax_tolerance(dtype, x)[0],
-                     mistakes=oracle.mistakes("softmax_stable", x, dim=dim))
+            mistake = diagnose(
+                got.t,
+                oracle.mistakes("softmax_stable", x, dim=dim),
+                *tolerance(got.dtype),
+                expected=oracle.expected("softmax_stable", x, dim=dim),
+            )
+            fail(
+                f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim}) returned inf or NaN: subtract the "
+                "maximum along dim before exp" + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+                mistake,
+            )
+        expect_close(
+            got,
+            oracle.expected("softmax_stable", x, dim=dim),
+            what=f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim})",
+            rtol=softmax_tolerance(dtype, x)[0],
+            mistakes=oracle.mistakes("softmax_stable", x, dim=dim),
+        )
 
 
 @check("attention: random shapes, leading dims, T = 1", weight=2)
@@ -68,8 +92,12 @@ def test_attention_random(student, rng):
         x = randn(rng, *shape)
         scores = 2.0 * randn(rng, *shape[:-1], shape[-2])
         for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
-            expect_close(student.call(name, arg, cast=torch.float64), oracle.expected(name, arg),
-                         what=f"{name}(x {tuple(arg.shape)})", mistakes=oracle.mistakes(name, arg))
+            expect_close(
+                student.call(name, arg, cast=torch.float64),
+                oracle.expected(name, arg),
+                what=f"{name}(x {tuple(arg.shape)})",
+                mistakes=oracle.mistakes(name, arg),
+            )
 
 
 @check("attention: non-contiguous input, every device")
@@ -77,8 +105,12 @@ def test_attention_noncontig(student, rng, device):
     x = randn(rng, 2, 5, 4)
     scores = 2.0 * randn(rng, 2, 5, 5)
     for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
-        expect_close(student.call(name, arg, cast=torch.float32, to=device, noncontig=True), oracle.expected(name, arg),
-                     what=f"{name}(x non-contiguous, {device})", mistakes=oracle.mistakes(name, arg))
+        expect_close(
+            student.call(name, arg, cast=torch.float32, to=device, noncontig=True),
+            oracle.expected(name, arg),
+            what=f"{name}(x non-contiguous, {device})",
+            mistakes=oracle.mistakes(name, arg),
+        )
 
 
 @check("float16 and bfloat16 (CPU)")
@@ -87,5 +119,10 @@ def test_half(student, rng):
     for dtype in HALVES:
         for name, arg in (("softmax_stable", scores), ("attention_weights", scores), ("context_vectors", x)):
             xh = rounded(arg, dtype)
-            expect_half(student.call(name, xh, cast=dtype), oracle.expected(name, xh), dtype,
-                        what=f"{name}(x {tuple(xh.shape)} {str(dtype)[6:]})", mistakes=oracle.mistakes(name, xh))
+            expect_half(
+                student.call(name, xh, cast=dtype),
+                oracle.expected(name, xh),
+                dtype,
+                what=f"{name}(x {tuple(xh.shape)} {str(dtype)[6:]})",
+                mistakes=oracle.mistakes(name, xh),
+            )

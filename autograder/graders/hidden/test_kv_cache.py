@@ -21,11 +21,21 @@ def test_random_decoding(student, rng):
     for bias in (False, True):
         nh = _rand_int(rng, 1, 3)
         d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), 10
-        w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"}
-                                  if bias else {"out_proj"})
-        handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
-                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
-                            dtype=F64)
+        w = random_linear_weights(
+            rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
+        )
+        handle = new_module(
+            student,
+            "CachedMultiHeadAttention",
+            d_in,
+            d_out,
+            nh,
+            L,
+            qkv_bias=bias,
+            weights=w,
+            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
+            dtype=F64,
+        )
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
         chunks = [_rand_int(rng, 2, 4)]
         while sum(chunks) < L:
@@ -33,9 +43,12 @@ def test_random_decoding(student, rng):
         x = randn(rng, 2, L, d_in)
         what = f"decoding x {tuple(x.shape)} in chunks {', '.join(map(str, chunks))}"
         got = decode(student, handle, x, chunks, student.new("KVCache", L), what, d_out=d_out)
-        expect_close(got, oracle.expected("kv_decode", x, tuple(chunks), w, nh),
-                     what=what + ", compared with the full causal forward",
-                     mistakes=oracle.mistakes("kv_decode", x, tuple(chunks), w, nh))
+        expect_close(
+            got,
+            oracle.expected("kv_decode", x, tuple(chunks), w, nh),
+            what=what + ", compared with the full causal forward",
+            mistakes=oracle.mistakes("kv_decode", x, tuple(chunks), w, nh),
+        )
 
 
 @check("float16 and bfloat16 (CPU): decoding with a cache keeps the dtype and gives the rows of the full forward")
@@ -47,11 +60,25 @@ def test_half(student, rng):
     chunks = (3, 1, 2)
     for dtype in HALVES:
         name = str(dtype)[6:]
-        handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=True, weights=w,
-                            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias=True)",
-                            dtype=dtype)
+        handle = new_module(
+            student,
+            "CachedMultiHeadAttention",
+            d_in,
+            d_out,
+            nh,
+            L,
+            qkv_bias=True,
+            weights=w,
+            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias=True)",
+            dtype=dtype,
+        )
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
         what = f"decoding x {tuple(x.shape)} {name} in chunks 3, 1, 2"
         got = decode(student, handle, xh, chunks, student.new("KVCache", L), what, d_out=d_out, cast=dtype)
-        expect_half(got, oracle.expected("kv_decode", xh, chunks, wh, nh), dtype, what=what,
-                    mistakes=oracle.mistakes("kv_decode", xh, chunks, wh, nh))
+        expect_half(
+            got,
+            oracle.expected("kv_decode", xh, chunks, wh, nh),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("kv_decode", xh, chunks, wh, nh),
+        )

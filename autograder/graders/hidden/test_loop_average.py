@@ -13,22 +13,32 @@ STAGE = "loop_average"
 def test_random_shapes(student, rng):
     for shape in [(1, 1, 4), (3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3)]:
         x = randn(rng, *shape)
-        expect_close(student.call("causal_mean_loop", x, cast=torch.float64), oracle.expected("causal_mean_loop", x),
-                     what=f"causal_mean_loop(x {shape})", mistakes=oracle.mistakes("causal_mean_loop", x))
+        expect_close(
+            student.call("causal_mean_loop", x, cast=torch.float64),
+            oracle.expected("causal_mean_loop", x),
+            what=f"causal_mean_loop(x {shape})",
+            mistakes=oracle.mistakes("causal_mean_loop", x),
+        )
 
 
 @check("non-contiguous input")
 def test_noncontiguous(student, rng):
     x = randn(rng, 2, 6, 4)
-    expect_close(student.call("causal_mean_loop", x, cast=torch.float64, noncontig=True),
-                 oracle.expected("causal_mean_loop", x), what="causal_mean_loop(x non-contiguous)")
+    expect_close(
+        student.call("causal_mean_loop", x, cast=torch.float64, noncontig=True),
+        oracle.expected("causal_mean_loop", x),
+        what="causal_mean_loop(x non-contiguous)",
+    )
 
 
 @check("values on every device")
 def test_devices(student, rng, device):
     x = randn(rng, 2, 5, 3)
-    expect_close(student.call("causal_mean_loop", x, cast=torch.float32, to=device),
-                 oracle.expected("causal_mean_loop", x), what=f"causal_mean_loop(x) on {device}")
+    expect_close(
+        student.call("causal_mean_loop", x, cast=torch.float32, to=device),
+        oracle.expected("causal_mean_loop", x),
+        what=f"causal_mean_loop(x) on {device}",
+    )
 
 
 @check("float16 and bfloat16 inputs (CPU)")
@@ -36,5 +46,10 @@ def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
         xh = rounded(x, dtype)
-        expect_half(student.call("causal_mean_loop", xh, cast=dtype), oracle.expected("causal_mean_loop", xh),
-                    dtype, what=f"causal_mean_loop(x {str(dtype)[6:]})", mistakes=oracle.mistakes("causal_mean_loop", xh))
+        expect_half(
+            student.call("causal_mean_loop", xh, cast=dtype),
+            oracle.expected("causal_mean_loop", xh),
+            dtype,
+            what=f"causal_mean_loop(x {str(dtype)[6:]})",
+            mistakes=oracle.mistakes("causal_mean_loop", xh),
+        )

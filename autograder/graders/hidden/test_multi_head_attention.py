@@ -17,10 +17,22 @@ def _rand_int(rng, lo, hi):
 
 
 def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
-    w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
-                              else {"out_proj"})
-    handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})", dtype=dtype)
+    w = random_linear_weights(
+        rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
+    )
+    handle = new_module(
+        student,
+        "MultiHeadAttention",
+        d_in,
+        d_out,
+        nh,
+        L,
+        dropout=dropout,
+        qkv_bias=bias,
+        weights=w,
+        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
+        dtype=dtype,
+    )
     return handle, w
 
 
@@ -33,13 +45,18 @@ def test_random_split_merge(student, rng):
         what = f"split_heads(x {tuple(x.shape)}, {nh})"
         with explained(student, what):
             heads = expect_shape(student.call("split_heads", x, nh, cast=F64), (B, nh, T, hs), what)
-        expect_close(heads, oracle.expected("split_heads", x, nh), what=what,
-                     mistakes=oracle.mistakes("split_heads", x, nh))
+        expect_close(
+            heads, oracle.expected("split_heads", x, nh), what=what, mistakes=oracle.mistakes("split_heads", x, nh)
+        )
         what = f"merge_heads(x {(B, nh, T, hs)})"
         with explained(student, what):
             back = student.call("merge_heads", heads.t, cast=F64)
-        expect_close(back, x, what=what + " should give back the x that was split",
-                     mistakes=oracle.mistakes("merge_heads", heads.t))
+        expect_close(
+            back,
+            x,
+            what=what + " should give back the x that was split",
+            mistakes=oracle.mistakes("merge_heads", heads.t),
+        )
 
 
 @check("MultiHeadAttention: random weights, qkv_bias, nh in {1, 2, 4}, T <= context_length", weight=2)
@@ -52,10 +69,18 @@ def test_random_mha(student, rng):
         x = randn(rng, 2, T, d_in)
         what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
         with explained(student, what):
-            reply = handle(x, cast=F64, record=nh == 2 and (lambda x, w=w, nh=nh: oracle.expected("multi_head_attention", x, w, nh)),
-                           full=True)
-        expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, nh), what=what,
-                             mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+            reply = handle(
+                x,
+                cast=F64,
+                record=nh == 2 and (lambda x, w=w, nh=nh: oracle.expected("multi_head_attention", x, w, nh)),
+                full=True,
+            )
+        expect_close_by_hand(
+            reply,
+            oracle.expected("multi_head_attention", x, w, nh),
+            what=what,
+            mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+        )
 
 
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
@@ -67,8 +92,12 @@ def test_random_torch_mha(student, rng):
     what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, context_length=8, qkv_bias=True)(x {tuple(x.shape)})"
     with explained(student, what):
         reply = handle(x, cast=F64, record=lambda x: torch_mha(x, w, nh), full=True)
-    expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
-                         mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+    expect_close_by_hand(
+        reply,
+        torch_mha(x, w, nh),
+        what=what + ", compared with nn.MultiheadAttention",
+        mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+    )
 
 
 @check("MultiHeadAttention: non-contiguous input, every device")
@@ -78,10 +107,20 @@ def test_devices(student, rng, device):
     x = randn(rng, 2, 7, 4)
     what = f"MultiHeadAttention(4, 6, n_heads=3, context_length=8)(x non-contiguous, float32 on {device})"
     with explained(student, what):
-        reply = handle(x, to=device, cast=torch.float32, noncontig=True, full=True,
-                       record=lambda x: oracle.expected("multi_head_attention", x, w, 3))
-    expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, 3), what=what,
-                         mistakes=oracle.mistakes("multi_head_attention", x, w, 3))
+        reply = handle(
+            x,
+            to=device,
+            cast=torch.float32,
+            noncontig=True,
+            full=True,
+            record=lambda x: oracle.expected("multi_head_attention", x, w, 3),
+        )
+    expect_close_by_hand(
+        reply,
+        oracle.expected("multi_head_attention", x, w, 3),
+        what=what,
+        mistakes=oracle.mistakes("multi_head_attention", x, w, 3),
+    )
 
 
 @check("MultiHeadAttention: with dropout > 0, eval() gives the reference")
@@ -92,8 +131,12 @@ def test_dropout_eval(student, rng):
     what = "MultiHeadAttention(4, 6, n_heads=2, context_length=8, dropout=0.4) after .eval()"
     with explained(student, what):
         got = handle(x, cast=F64)
-    expect_close(got, oracle.expected("multi_head_attention", x, w, 2), what=what + " (dropout must do nothing)",
-                 mistakes=oracle.mistakes("multi_head_attention", x, w, 2))
+    expect_close(
+        got,
+        oracle.expected("multi_head_attention", x, w, 2),
+        what=what + " (dropout must do nothing)",
+        mistakes=oracle.mistakes("multi_head_attention", x, w, 2),
+    )
 
 
 @check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
@@ -105,5 +148,10 @@ def test_half(student, rng):
         what = f"MultiHeadAttention(4, 6, n_heads=2, context_length=8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
         with explained(student, what):
             got = handle(xh, cast=dtype)
-        expect_half(got, oracle.expected("multi_head_attention", xh, wh, 2), dtype, what=what,
-                    mistakes=oracle.mistakes("multi_head_attention", xh, wh, 2))
+        expect_half(
+            got,
+            oracle.expected("multi_head_attention", xh, wh, 2),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("multi_head_attention", xh, wh, 2),
+        )

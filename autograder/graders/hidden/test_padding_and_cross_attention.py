@@ -39,12 +39,19 @@ def test_random_mask(student, rng):
     what = f"key_padding_mask(lengths={n.tolist()}, T={T})"
     with explained(student, what):
         got = expect_shape(student.call("key_padding_mask", n, T), tuple(want.shape), what)
-    expect_close(got.t.to(torch.bool).to(F64), want.to(F64), what=what + " (1 = a real token)",
-                 mistakes={k: v.to(F64) for k, v in known.items()})
+    expect_close(
+        got.t.to(torch.bool).to(F64),
+        want.to(F64),
+        what=what + " (1 = a real token)",
+        mistakes={k: v.to(F64) for k, v in known.items()},
+    )
 
 
-@check("masked_attention: random q, k, v with T_q != T_k, random lengths (one sequence without a real key), "
-       "causal and not", weight=3)
+@check(
+    "masked_attention: random q, k, v with T_q != T_k, random lengths (one sequence without a real key), "
+    "causal and not",
+    weight=3,
+)
 def test_random_attention(student, rng):
     for causal in (False, True):
         B, hs, hs_v = _rand_int(rng, 3, 4), _rand_int(rng, 1, 5), _rand_int(rng, 1, 4)
@@ -54,12 +61,23 @@ def test_random_attention(student, rng):
         q, k, v = randn(rng, B, T_q, hs) * 1.5, randn(rng, B, T_k, hs) * 1.5, randn(rng, B, T_k, hs_v)
         mask = _mask(_lengths(rng, B, T_k), T_k)
         expected = oracle.expected("masked_attention", q, k, v, mask, causal)
-        what = (f"masked_attention(q, k, v of shapes {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}, "
-                f"key_padding_mask with lengths {mask.sum(-1).tolist()}{', causal=True' if causal else ''})")
+        what = (
+            f"masked_attention(q, k, v of shapes {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}, "
+            f"key_padding_mask with lengths {mask.sum(-1).tolist()}{', causal=True' if causal else ''})"
+        )
         with explained(student, what):
-            reply = student.call("masked_attention", q, k, v, key_padding_mask=mask, causal=causal, cast=F64,
-                                 full=True, record=not causal and (lambda q, k, v, mask=mask: oracle.expected(
-                                     "masked_attention", q, k, v, mask, False)))
+            reply = student.call(
+                "masked_attention",
+                q,
+                k,
+                v,
+                key_padding_mask=mask,
+                causal=causal,
+                cast=F64,
+                full=True,
+                record=not causal
+                and (lambda q, k, v, mask=mask: oracle.expected("masked_attention", q, k, v, mask, False)),
+            )
         check_value = expect_close_by_hand if not causal else (lambda r, *e, **kw: expect_close(r["value"], *e, **kw))
         check_value(reply, expected, what=what, mistakes=oracle.mistakes("masked_attention", q, k, v, mask, causal))
 
@@ -71,16 +89,37 @@ def test_attention_devices(student, rng, device):
     what = f"masked_attention(q, k, v non-contiguous, float32 on {device}, causal=True)"
     expected = oracle.expected("masked_attention", q, k, v, mask, True)
     with explained(student, what):
-        got = student.call("masked_attention", q, k, v, key_padding_mask=mask, causal=True, to=device,
-                           cast=torch.float32, noncontig=True)
+        got = student.call(
+            "masked_attention",
+            q,
+            k,
+            v,
+            key_padding_mask=mask,
+            causal=True,
+            to=device,
+            cast=torch.float32,
+            noncontig=True,
+        )
     expect_close(got, expected, what=what, mistakes=oracle.mistakes("masked_attention", q, k, v, mask, True))
 
 
 def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
-    w = random_linear_weights(rng, layers(d_q, d_kv, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
-                              else {"out_proj"})
-    handle = new_module(student, "CrossAttention", d_q, d_kv, d_out, nh, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})", dtype=dtype)
+    w = random_linear_weights(
+        rng, layers(d_q, d_kv, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
+    )
+    handle = new_module(
+        student,
+        "CrossAttention",
+        d_q,
+        d_kv,
+        d_out,
+        nh,
+        dropout=dropout,
+        qkv_bias=bias,
+        weights=w,
+        what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})",
+        dtype=dtype,
+    )
     return handle, w
 
 
@@ -93,13 +132,23 @@ def test_random_cross(student, rng):
         x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
         mask = _mask(_lengths(rng, B, T_k), T_k)
         expected = oracle.expected("cross_attention", x, ctx, w, nh, mask)
-        what = (f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})(x {tuple(x.shape)}, "
-                f"context {tuple(ctx.shape)}, key_padding_mask with lengths {mask.sum(-1).tolist()})")
+        what = (
+            f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})(x {tuple(x.shape)}, "
+            f"context {tuple(ctx.shape)}, key_padding_mask with lengths {mask.sum(-1).tolist()})"
+        )
         with explained(student, what):
-            reply = handle(x, ctx, mask, cast=F64, full=True, record=nh == 2 and (
-                lambda x, c, m, w=w, nh=nh, mask=mask: oracle.expected("cross_attention", x, c, w, nh, mask)))
-        expect_close_by_hand(reply, expected, what=what,
-                             mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask))
+            reply = handle(
+                x,
+                ctx,
+                mask,
+                cast=F64,
+                full=True,
+                record=nh == 2
+                and (lambda x, c, m, w=w, nh=nh, mask=mask: oracle.expected("cross_attention", x, c, w, nh, mask)),
+            )
+        expect_close_by_hand(
+            reply, expected, what=what, mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask)
+        )
 
 
 @check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
@@ -111,13 +160,18 @@ def test_random_torch_mha(student, rng):
     x, ctx = randn(rng, B, _rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
     n = _lengths(rng, B, T_k).clamp(min=1)  # nn.MultiheadAttention gives NaN where a query sees no key
     mask = _mask(n, T_k)
-    what = (f"CrossAttention({d}, {d_kv}, {d}, n_heads={nh}, qkv_bias=True)(x {tuple(x.shape)}, context "
-            f"{tuple(ctx.shape)}, key_padding_mask with lengths {n.tolist()})")
+    what = (
+        f"CrossAttention({d}, {d_kv}, {d}, n_heads={nh}, qkv_bias=True)(x {tuple(x.shape)}, context "
+        f"{tuple(ctx.shape)}, key_padding_mask with lengths {n.tolist()})"
+    )
     with explained(student, what):
         got = handle(x, ctx, mask, cast=F64)
-    expect_close(got, p.torch_cross_attention(x, ctx, w, nh, mask),
-                 what=what + ", compared with nn.MultiheadAttention given key_padding_mask = ~mask",
-                 mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask))
+    expect_close(
+        got,
+        p.torch_cross_attention(x, ctx, w, nh, mask),
+        what=what + ", compared with nn.MultiheadAttention given key_padding_mask = ~mask",
+        mistakes=oracle.mistakes("cross_attention", x, ctx, w, nh, mask),
+    )
 
 
 @check("CrossAttention: non-contiguous inputs, every device")
@@ -143,8 +197,12 @@ def test_dropout_eval(student, rng):
     what = "CrossAttention(4, 3, 6, n_heads=2, dropout=0.4) after .eval()"
     with explained(student, what):
         got = handle(x, ctx, mask, cast=F64)
-    expect_close(got, expected, what=what + " (dropout must do nothing)",
-                 mistakes=oracle.mistakes("cross_attention", x, ctx, w, 2, mask))
+    expect_close(
+        got,
+        expected,
+        what=what + " (dropout must do nothing)",
+        mistakes=oracle.mistakes("cross_attention", x, ctx, w, 2, mask),
+    )
 
 
 @check("float16 and bfloat16 (CPU): hidden keys filled with -inf (not a large number that overflows), no NaN rows")
@@ -156,17 +214,36 @@ def test_half(student, rng):
     for dtype in HALVES:
         name = str(dtype)[6:]
         qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
-        what = (f"masked_attention(q, k, v {name}, key_padding_mask with lengths {mask.sum(-1).tolist()}, "
-                "causal=True)")
+        what = f"masked_attention(q, k, v {name}, key_padding_mask with lengths {mask.sum(-1).tolist()}, causal=True)"
         with explained(student, what):
             got = student.call("masked_attention", qh, kh, vh, key_padding_mask=mask, causal=True, cast=dtype)
-        expect_half(got, oracle.expected("masked_attention", qh, kh, vh, mask, True), dtype, what=what,
-                    mistakes=oracle.mistakes("masked_attention", qh, kh, vh, mask, True))
-        handle = new_module(student, "CrossAttention", 4, 3, 6, 2, qkv_bias=True, weights=w, dtype=dtype,
-                            what="CrossAttention(4, 3, 6, n_heads=2, qkv_bias=True)")
+        expect_half(
+            got,
+            oracle.expected("masked_attention", qh, kh, vh, mask, True),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("masked_attention", qh, kh, vh, mask, True),
+        )
+        handle = new_module(
+            student,
+            "CrossAttention",
+            4,
+            3,
+            6,
+            2,
+            qkv_bias=True,
+            weights=w,
+            dtype=dtype,
+            what="CrossAttention(4, 3, 6, n_heads=2, qkv_bias=True)",
+        )
         wh, xh, ch = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype), rounded(ctx, dtype)
         what = f"CrossAttention(4, 3, 6, n_heads=2) in {name} (x, context {name}, key_padding_mask)"
         with explained(student, what):
             got = handle(xh, ch, mask, cast=dtype)
-        expect_half(got, oracle.expected("cross_attention", xh, ch, wh, 2, mask), dtype, what=what,
-                    mistakes=oracle.mistakes("cross_attention", xh, ch, wh, 2, mask))
+        expect_half(
+            got,
+            oracle.expected("cross_attention", xh, ch, wh, 2, mask),
+            dtype,
+            what=what,
+            mistakes=oracle.mistakes("cross_attention", xh, ch, wh, 2, mask),
+        )

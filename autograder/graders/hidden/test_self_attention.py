@@ -13,16 +13,31 @@ NAMES = ("W_query", "W_key", "W_value")
 
 
 def _params(student, rng, d_in, d_out, dtype=F64):
-    w = {n: randn(rng, d_in, d_out) / d_in ** 0.5 * 1.5 for n in NAMES}
-    handle = new_module(student, "SelfAttentionParams", d_in, d_out, weights=w,
-                        what=f"SelfAttentionParams({d_in}, {d_out})", dtype=dtype)
+    w = {n: randn(rng, d_in, d_out) / d_in**0.5 * 1.5 for n in NAMES}
+    handle = new_module(
+        student,
+        "SelfAttentionParams",
+        d_in,
+        d_out,
+        weights=w,
+        what=f"SelfAttentionParams({d_in}, {d_out})",
+        dtype=dtype,
+    )
     return handle, w
 
 
 def _linear(student, rng, d_in, d_out, bias, dtype=F64):
     w = random_linear_weights(rng, qkv(d_in, d_out), bias=bias)
-    handle = new_module(student, "SelfAttentionLinear", d_in, d_out, qkv_bias=bias, weights=w,
-                        what=f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})", dtype=dtype)
+    handle = new_module(
+        student,
+        "SelfAttentionLinear",
+        d_in,
+        d_out,
+        qkv_bias=bias,
+        weights=w,
+        what=f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})",
+        dtype=dtype,
+    )
     return handle, w
 
 
@@ -52,8 +67,11 @@ def test_random_gradients(student, rng):
     with explained(student, what):
         grads = grads_of(handle(x, cast=F64, upstream=up, full=True), list(w), what)
     for name in w:
-        expect_close(grads[name], oracle.expected("self_attention_linear_grad", name, x, up, w),
-                     what=f"{what}: gradient of {name}")
+        expect_close(
+            grads[name],
+            oracle.expected("self_attention_linear_grad", name, x, up, w),
+            what=f"{what}: gradient of {name}",
+        )
 
 
 @check("non-contiguous input, every device")
@@ -77,7 +95,10 @@ def test_noncontig_devices(student, rng, device):
 def test_half(student, rng):
     x = randn(rng, 2, 5, 4)
     for dtype in HALVES:
-        for cls, key in (("SelfAttentionParams", "self_attention_params"), ("SelfAttentionLinear", "self_attention_linear")):
+        for cls, key in (
+            ("SelfAttentionParams", "self_attention_params"),
+            ("SelfAttentionLinear", "self_attention_linear"),
+        ):
             if cls == "SelfAttentionParams":
                 handle, w = _params(student, rng, 4, 3, dtype=dtype)
             else:

@@ -16,39 +16,66 @@ def test_random_sizes(student, rng):
         want = oracle.expected("causal_mask", T)
         if not torch.equal(got, want):
             t, s = (got != want).nonzero()[0].tolist()
-            mistake = diagnose(got.double(), {k: v.double() for k, v in oracle.mistakes("causal_mask", T).items()},
-                               0, 0, expected=want.double())
-            fail(f"causal_mask({T})[{t}, {s}] is {bool(got[t, s])}: the mask must be True exactly where s <= t "
-                 "(column index <= row index)"
-                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+            mistake = diagnose(
+                got.double(),
+                {k: v.double() for k, v in oracle.mistakes("causal_mask", T).items()},
+                0,
+                0,
+                expected=want.double(),
+            )
+            fail(
+                f"causal_mask({T})[{t}, {s}] is {bool(got[t, s])}: the mask must be True exactly where s <= t "
+                "(column index <= row index)" + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+                mistake,
+            )
         got = student.call("masked_uniform_weights", T, dtype=torch.float64)
-        expect_close(got, oracle.expected("causal_mean_weights", T), what=f"masked_uniform_weights({T})",
-                     mistakes=oracle.mistakes("masked_uniform_weights", T))
+        expect_close(
+            got,
+            oracle.expected("causal_mean_weights", T),
+            what=f"masked_uniform_weights({T})",
+            mistakes=oracle.mistakes("masked_uniform_weights", T),
+        )
 
 
 @check("average: random inputs, extra leading dims, T = 1", weight=3)
 def test_random_inputs(student, rng):
     for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (1, 1, 3)]:
         x = randn(rng, *shape)
-        expect_close(student.call("causal_mean_softmax", x, cast=torch.float64), oracle.expected("causal_mean_loop", x),
-                     what=f"causal_mean_softmax(x {shape})", mistakes=oracle.mistakes("causal_mean_softmax", x))
+        expect_close(
+            student.call("causal_mean_softmax", x, cast=torch.float64),
+            oracle.expected("causal_mean_loop", x),
+            what=f"causal_mean_softmax(x {shape})",
+            mistakes=oracle.mistakes("causal_mean_softmax", x),
+        )
 
 
 @check("average: non-contiguous input, every device")
 def test_noncontig_devices(student, rng, device):
     x = randn(rng, 2, 7, 4)
-    expect_close(student.call("causal_mean_softmax", x, cast=torch.float32, to=device, noncontig=True),
-                 oracle.expected("causal_mean_loop", x), what=f"causal_mean_softmax(x non-contiguous, {device})",
-                 mistakes=oracle.mistakes("causal_mean_softmax", x))
+    expect_close(
+        student.call("causal_mean_softmax", x, cast=torch.float32, to=device, noncontig=True),
+        oracle.expected("causal_mean_loop", x),
+        what=f"causal_mean_softmax(x non-contiguous, {device})",
+        mistakes=oracle.mistakes("causal_mean_softmax", x),
+    )
 
 
 @check("float16 and bfloat16 (CPU): -inf, not a large negative number that overflows")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
-        expect_half(student.call("masked_uniform_weights", 6, dtype=dtype), oracle.expected("causal_mean_weights", 6),
-                    dtype, what=f"masked_uniform_weights(6, dtype={str(dtype)[6:]})",
-                    mistakes=oracle.mistakes("masked_uniform_weights", 6))
+        expect_half(
+            student.call("masked_uniform_weights", 6, dtype=dtype),
+            oracle.expected("causal_mean_weights", 6),
+            dtype,
+            what=f"masked_uniform_weights(6, dtype={str(dtype)[6:]})",
+            mistakes=oracle.mistakes("masked_uniform_weights", 6),
+        )
         xh = rounded(x, dtype)
-        expect_half(student.call("causal_mean_softmax", xh, cast=dtype), oracle.expected("causal_mean_loop", xh), dtype,
-                    what=f"causal_mean_softmax(x {str(dtype)[6:]})", mistakes=oracle.mistakes("causal_mean_softmax", xh))
+        expect_half(
+            student.call("causal_mean_softmax", xh, cast=dtype),
+            oracle.expected("causal_mean_loop", xh),
+            dtype,
+            what=f"causal_mean_softmax(x {str(dtype)[6:]})",
+            mistakes=oracle.mistakes("causal_mean_softmax", xh),
+        )

@@ -13,23 +13,39 @@ STAGE = "tril_average"
 def test_random(student, rng):
     for shape in [(1, 1, 3), (3, 5, 2), (2, 3, 4, 6), (5, 9)]:
         x = randn(rng, *shape)
-        expect_close(student.call("causal_mean_matmul", x, cast=torch.float64), oracle.expected("causal_mean_loop", x),
-                     what=f"causal_mean_matmul(x {shape})", mistakes=oracle.mistakes("causal_mean_matmul", x))
+        expect_close(
+            student.call("causal_mean_matmul", x, cast=torch.float64),
+            oracle.expected("causal_mean_loop", x),
+            what=f"causal_mean_matmul(x {shape})",
+            mistakes=oracle.mistakes("causal_mean_matmul", x),
+        )
 
 
 @check("non-contiguous input, every device")
 def test_noncontig_devices(student, rng, device):
     x = randn(rng, 2, 7, 4)
-    expect_close(student.call("causal_mean_matmul", x, cast=torch.float32, to=device, noncontig=True),
-                 oracle.expected("causal_mean_loop", x), what=f"causal_mean_matmul(x non-contiguous, {device})")
+    expect_close(
+        student.call("causal_mean_matmul", x, cast=torch.float32, to=device, noncontig=True),
+        oracle.expected("causal_mean_loop", x),
+        what=f"causal_mean_matmul(x non-contiguous, {device})",
+    )
 
 
 @check("float16 and bfloat16 (CPU)")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
-        expect_half(student.call("causal_mean_weights", 6, dtype=dtype), oracle.expected("causal_mean_weights", 6),
-                    dtype, what=f"causal_mean_weights(6, dtype={str(dtype)[6:]})")
+        expect_half(
+            student.call("causal_mean_weights", 6, dtype=dtype),
+            oracle.expected("causal_mean_weights", 6),
+            dtype,
+            what=f"causal_mean_weights(6, dtype={str(dtype)[6:]})",
+        )
         xh = rounded(x, dtype)
-        expect_half(student.call("causal_mean_matmul", xh, cast=dtype), oracle.expected("causal_mean_loop", xh), dtype,
-                    what=f"causal_mean_matmul(x {str(dtype)[6:]})", mistakes=oracle.mistakes("causal_mean_matmul", xh))
+        expect_half(
+            student.call("causal_mean_matmul", xh, cast=dtype),
+            oracle.expected("causal_mean_loop", xh),
+            dtype,
+            what=f"causal_mean_matmul(x {str(dtype)[6:]})",
+            mistakes=oracle.mistakes("causal_mean_matmul", xh),
+        )

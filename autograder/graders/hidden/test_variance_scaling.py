@@ -18,7 +18,17 @@ import math
 import torch
 
 from autograder import oracle
-from autograder.checks import HALVES, check, credited, diagnose, expect_close, expect_half, expect_shape, fail, tolerance
+from autograder.checks import (
+    HALVES,
+    check,
+    credited,
+    diagnose,
+    expect_close,
+    expect_half,
+    expect_shape,
+    fail,
+    tolerance,
+)
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "variance_scaling"
@@ -34,8 +44,12 @@ def _known(got, q, k) -> str | None:
 
 def _right_values(got, q, k) -> None:
     """The statistics count only for the right scores: random noise of the right shape has variance 1 too."""
-    credited(got, oracle.expected("scaled_scores", q, k), f"scaled_scores(q, k {tuple(q.shape)})",
-             oracle.mistakes("scaled_scores", q, k))
+    credited(
+        got,
+        oracle.expected("scaled_scores", q, k),
+        f"scaled_scores(q, k {tuple(q.shape)})",
+        oracle.mistakes("scaled_scores", q, k),
+    )
 
 
 def _suffix(mistake: str | None) -> str:
@@ -52,8 +66,9 @@ def _gaussian_pairs(seed: int, d_k: int):
 
 def _scaled(student, q, k):
     n, t, _ = q.shape
-    return expect_shape(student.call("scaled_scores", q, k, cast=torch.float32), (n, t, t),
-                        f"scaled_scores(q, k {tuple(q.shape)})")
+    return expect_shape(
+        student.call("scaled_scores", q, k, cast=torch.float32), (n, t, t), f"scaled_scores(q, k {tuple(q.shape)})"
+    )
 
 
 def _scaled_sample(student, seed: int, d_k: int):
@@ -77,19 +92,30 @@ def _raw_variance(seed: int, d_k: int) -> float:
 
 @check("random inputs, varied shapes (T_q != T_k, T = 1)")
 def test_random(student, rng):
-    for q_shape, k_shape in [((3, 4, 6), (3, 9, 6)), ((1, 1, 2), (1, 1, 2)), ((2, 3, 5, 16), (2, 3, 5, 16)),
-                             ((7, 3), (2, 3))]:
+    for q_shape, k_shape in [
+        ((3, 4, 6), (3, 9, 6)),
+        ((1, 1, 2), (1, 1, 2)),
+        ((2, 3, 5, 16), (2, 3, 5, 16)),
+        ((7, 3), (2, 3)),
+    ]:
         q, k = randn(rng, *q_shape), randn(rng, *k_shape)
-        expect_close(student.call("scaled_scores", q, k, cast=torch.float64), oracle.expected("scaled_scores", q, k),
-                     what=f"scaled_scores(q {q_shape}, k {k_shape})", mistakes=oracle.mistakes("scaled_scores", q, k))
+        expect_close(
+            student.call("scaled_scores", q, k, cast=torch.float64),
+            oracle.expected("scaled_scores", q, k),
+            what=f"scaled_scores(q {q_shape}, k {k_shape})",
+            mistakes=oracle.mistakes("scaled_scores", q, k),
+        )
 
 
 @check("non-contiguous inputs, every device")
 def test_noncontig_devices(student, rng, device):
     q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
-    expect_close(student.call("scaled_scores", q, k, cast=torch.float32, to=device, noncontig=True),
-                 oracle.expected("scaled_scores", q, k), what=f"scaled_scores(q, k non-contiguous, {device})",
-                 mistakes=oracle.mistakes("scaled_scores", q, k))
+    expect_close(
+        student.call("scaled_scores", q, k, cast=torch.float32, to=device, noncontig=True),
+        oracle.expected("scaled_scores", q, k),
+        what=f"scaled_scores(q, k non-contiguous, {device})",
+        mistakes=oracle.mistakes("scaled_scores", q, k),
+    )
 
 
 @check("variance ≈ 1 for unit-Gaussian q, k (d_k = 4 to 256)", weight=2)
@@ -101,11 +127,13 @@ def test_variance_is_one(student, seed):
         if not LOW <= var <= HIGH:
             raw = _raw_variance(seed, d_k)
             mistake = _known(got, q, k)
-            fail(f"for {got.t.numel()} scores of unit-Gaussian q and k with d_k = {d_k}, the variance of "
-                 f"scaled_scores is {var:.4g}; it should be about 1 (accepted {LOW} to {HIGH}). The raw scores "
-                 f"q @ k^T of these inputs have variance {raw:.4g} (about d_k, a sum of d_k products of variance 1), "
-                 f"and dividing by sqrt(d_k) = {math.sqrt(d_k):g} divides the variance by d_k."
-                 + _suffix(mistake), mistake)
+            fail(
+                f"for {got.t.numel()} scores of unit-Gaussian q and k with d_k = {d_k}, the variance of "
+                f"scaled_scores is {var:.4g}; it should be about 1 (accepted {LOW} to {HIGH}). The raw scores "
+                f"q @ k^T of these inputs have variance {raw:.4g} (about d_k, a sum of d_k products of variance 1), "
+                f"and dividing by sqrt(d_k) = {math.sqrt(d_k):g} divides the variance by d_k." + _suffix(mistake),
+                mistake,
+            )
         _right_values(got, q, k)
 
 
@@ -118,10 +146,13 @@ def test_variance_ratio(student, seed):
         ratio = raw / max(float(got.t.to(torch.float64).var()), 1e-300)
         if not 0.98 * d_k <= ratio <= 1.02 * d_k:
             mistake = _known(got, q, k)
-            fail(f"with d_k = {d_k}, the raw scores q @ k^T have variance {raw:.4g} (about d_k) and yours "
-                 f"{raw / ratio:.4g}: your scaling divided the variance by {ratio:.4g}, but dividing the scores by "
-                 f"sqrt(d_k) divides their variance by d_k = {d_k}. Take d_k from the last dim of q (or k)."
-                 + _suffix(mistake), mistake)
+            fail(
+                f"with d_k = {d_k}, the raw scores q @ k^T have variance {raw:.4g} (about d_k) and yours "
+                f"{raw / ratio:.4g}: your scaling divided the variance by {ratio:.4g}, but dividing the scores by "
+                f"sqrt(d_k) divides their variance by d_k = {d_k}. Take d_k from the last dim of q (or k)."
+                + _suffix(mistake),
+                mistake,
+            )
         _right_values(got, q, k)
 
 
@@ -135,16 +166,20 @@ def _entropy(scores: torch.Tensor) -> float:
 def test_entropy(student, rng):
     d_k, t = 64, 16
     q, k = randn(rng, 64, t, d_k), randn(rng, 64, t, d_k)
-    got = expect_shape(student.call("scaled_scores", q, k, cast=torch.float32), (64, t, t),
-                       f"scaled_scores(q, k {tuple(q.shape)})")
+    got = expect_shape(
+        student.call("scaled_scores", q, k, cast=torch.float32), (64, t, t), f"scaled_scores(q, k {tuple(q.shape)})"
+    )
     h_raw, h_got = _entropy(oracle.expected("unscaled_scores", q, k)), _entropy(got.t)
     if not h_got > h_raw + 0.5:
         mistake = _known(got, q, k)
-        fail(f"for unit-Gaussian q and k with d_k = {d_k} and T = {t}, softmax of the raw scores q @ k^T has a mean "
-             f"entropy of {h_raw:.3g} nats (nearly one-hot: one key takes almost all the weight), and softmax of "
-             f"your scaled scores {h_got:.3g}. Scaling by 1/sqrt(d_k) should spread the weights out: a correct "
-             f"scale gives about 2.35 here, out of at most log(T) = {math.log(t):.3g} (uniform weights)."
-             + _suffix(mistake), mistake)
+        fail(
+            f"for unit-Gaussian q and k with d_k = {d_k} and T = {t}, softmax of the raw scores q @ k^T has a mean "
+            f"entropy of {h_raw:.3g} nats (nearly one-hot: one key takes almost all the weight), and softmax of "
+            f"your scaled scores {h_got:.3g}. Scaling by 1/sqrt(d_k) should spread the weights out: a correct "
+            f"scale gives about 2.35 here, out of at most log(T) = {math.log(t):.3g} (uniform weights)."
+            + _suffix(mistake),
+            mistake,
+        )
     _right_values(got, q, k)
 
 
@@ -153,5 +188,10 @@ def test_half(student, rng):
     q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
     for dtype in HALVES:
         qh, kh = rounded(q, dtype), rounded(k, dtype)
-        expect_half(student.call("scaled_scores", qh, kh, cast=dtype), oracle.expected("scaled_scores", qh, kh), dtype,
-                    what=f"scaled_scores(q, k {str(dtype)[6:]})", mistakes=oracle.mistakes("scaled_scores", qh, kh))
+        expect_half(
+            student.call("scaled_scores", qh, kh, cast=dtype),
+            oracle.expected("scaled_scores", qh, kh),
+            dtype,
+            what=f"scaled_scores(q, k {str(dtype)[6:]})",
+            mistakes=oracle.mistakes("scaled_scores", qh, kh),
+        )

@@ -10,8 +10,18 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checks import (check, diagnose, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged, fail, softmax_tolerance, tolerance)
+from autograder.checks import (
+    check,
+    diagnose,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+    softmax_tolerance,
+    tolerance,
+)
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained
 from autograder.graders.inputs import fixed
@@ -21,16 +31,17 @@ F64 = torch.float64
 
 # logits whose row maximum grows from block to block (a ramp), so that every rescaling step matters
 X = fixed(3, 10, seed=201, low=-2, high=2) + torch.linspace(0, 3, 10, dtype=F64)
-BIG = torch.tensor([[0.0, -1e4, 1e4, 0.0, 1e4, -1e4, 0.0],
-                    [-1e4, -1e4, 0.0, 1e4, -1e4, 1e4, 1e4]], dtype=F64)
+BIG = torch.tensor([[0.0, -1e4, 1e4, 0.0, 1e4, -1e4, 0.0], [-1e4, -1e4, 0.0, 1e4, -1e4, 1e4, 1e4]], dtype=F64)
 
 
 def qkv(shape_q, T_k, hs_v, first):
     *lead, T_q, hs = shape_q
     ramp = torch.linspace(0, 1.5, T_k, dtype=F64).unsqueeze(-1)  # later keys score higher: the maximum grows
-    return (fixed(*lead, T_q, hs, seed=first, low=-1.5, high=1.5) + 0.5,
-            fixed(*lead, T_k, hs, seed=first + 1, low=-1.5, high=1.5) + ramp,
-            fixed(*lead, T_k, hs_v, seed=first + 2))
+    return (
+        fixed(*lead, T_q, hs, seed=first, low=-1.5, high=1.5) + 0.5,
+        fixed(*lead, T_k, hs, seed=first + 1, low=-1.5, high=1.5) + ramp,
+        fixed(*lead, T_k, hs_v, seed=first + 2),
+    )
 
 
 # (q, k, v, block_size): T divisible by the block, T not divisible, T_q < T_k, T_q > T_k, leading dims, a block
@@ -60,10 +71,15 @@ def reference(q, k, v, n, causal=False):
 def attention_call(student, q, k, v, n, causal, *, what, cast=F64, record=True):
     """A recorded call of blockwise_attention, its values checked (a forbidden fused kernel earns nothing)."""
     with explained(student, what):
-        reply = student.call("blockwise_attention", q, k, v, n, causal, cast=cast, full=True,
-                             record=record and reference)
-    expect_close_by_hand(reply, sdpa(q, k, v, causal), what=what + ", compared with F.scaled_dot_product_attention",
-                         mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal))
+        reply = student.call(
+            "blockwise_attention", q, k, v, n, causal, cast=cast, full=True, record=record and reference
+        )
+    expect_close_by_hand(
+        reply,
+        sdpa(q, k, v, causal),
+        what=what + ", compared with F.scaled_dot_product_attention",
+        mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, causal),
+    )
     return reply
 
 
@@ -72,9 +88,12 @@ def expect_finite(got, expected, what, mistakes):
     t = got.t if hasattr(got, "t") else got
     if not bool(torch.isfinite(t).all()):
         mistake = diagnose(t, mistakes, *tolerance(torch.float32), expected=expected)
-        fail(f"{what}: the result holds NaN or inf. exp() of a logit of 1e4 overflows: subtract the running "
-             "maximum before exponentiating, and update it with every block"
-             + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
+        fail(
+            f"{what}: the result holds NaN or inf. exp() of a logit of 1e4 overflows: subtract the running "
+            "maximum before exponentiating, and update it with every block"
+            + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+            mistake,
+        )
 
 
 # ───────────────────────────── online_softmax ─────────────────────────────
@@ -86,8 +105,12 @@ def test_online_softmax_values(student):
         what = f"online_softmax(x {tuple(X.shape)}, block_size={n})"
         with explained(student, what):
             got = expect_shape(student.call("online_softmax", X, n, cast=F64), tuple(X.shape), what)
-        expect_close(got, oracle.expected("online_softmax", X, n), what=what + ", compared with torch.softmax",
-                     mistakes=oracle.mistakes("online_softmax", X, n))
+        expect_close(
+            got,
+            oracle.expected("online_softmax", X, n),
+            what=what + ", compared with torch.softmax",
+            mistakes=oracle.mistakes("online_softmax", X, n),
+        )
 
 
 @check("online_softmax stays finite and exact at logits of +-1e4 (float32)")
@@ -109,38 +132,62 @@ def test_online_softmax_blockwise(student):
     for n in (24, 4):
         what = f"online_softmax(x (2, 24), block_size={n})"
         with explained(student, what):
-            reply = student.call("online_softmax", x, n, cast=F64, full=True,
-                                 record=lambda x, n: oracle.expected("online_softmax", x, n))
-        expect_close_by_hand(reply, oracle.expected("online_softmax", x, n), what=what,
-                             mistakes=oracle.mistakes("online_softmax", x, n))
+            reply = student.call(
+                "online_softmax", x, n, cast=F64, full=True, record=lambda x, n: oracle.expected("online_softmax", x, n)
+            )
+        expect_close_by_hand(
+            reply, oracle.expected("online_softmax", x, n), what=what, mistakes=oracle.mistakes("online_softmax", x, n)
+        )
         whole = b.softmax_ops(reply)
         if whole:
-            fail(f"{what} calls {', '.join(whole)}, which takes the whole row at once. Compute it yourself: a "
-                 "running maximum and a running sum of exp(x - maximum), one block at a time", b.SOFTMAX_CALLED)
+            fail(
+                f"{what} calls {', '.join(whole)}, which takes the whole row at once. Compute it yourself: a "
+                "running maximum and a running sum of exp(x - maximum), one block at a time",
+                b.SOFTMAX_CALLED,
+            )
         counts[n] = b.record_of(reply).get("n_ops")
     if counts[4] is None or counts[24] is None or counts[4] <= counts[24]:
-        fail(f"online_softmax ran {counts[24]} tensor operations with one block and {counts[4]} with six: a "
-             "computation that reads the row block by block does more steps when there are more blocks. Loop "
-             "over x[..., start:start + block_size], updating the running maximum and sum with each block")
+        fail(
+            f"online_softmax ran {counts[24]} tensor operations with one block and {counts[4]} with six: a "
+            "computation that reads the row block by block does more steps when there are more blocks. Loop "
+            "over x[..., start:start + block_size], updating the running maximum and sum with each block"
+        )
 
 
 # ───────────────────────────── blockwise_attention ─────────────────────────────
 
 
-@check("blockwise_attention equals scaled_dot_product_attention (T not divisible by the block, T_q != T_k, "
-       "leading dims)", weight=3)
+@check(
+    "blockwise_attention equals scaled_dot_product_attention (T not divisible by the block, T_q != T_k, leading dims)",
+    weight=3,
+)
 def test_values(student):
     for i, (q, k, v, n) in enumerate(CASES):
-        attention_call(student, q, k, v, n, False, record=i == 1,
-                       what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n})")
+        attention_call(
+            student,
+            q,
+            k,
+            v,
+            n,
+            False,
+            record=i == 1,
+            what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n})",
+        )
 
 
 @check("blockwise_attention(..., causal=True) equals scaled_dot_product_attention(is_causal=True)", weight=3)
 def test_causal_values(student):
     for i, (q, k, v, n) in enumerate(CASES):
-        attention_call(student, q, k, v, n, True, record=i == 1,
-                       what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, "
-                            "causal=True)")
+        attention_call(
+            student,
+            q,
+            k,
+            v,
+            n,
+            True,
+            record=i == 1,
+            what=f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, causal=True)",
+        )
 
 
 @check("blockwise_attention stays finite and exact at scores of +-1e4 (float32, causal and not)")
@@ -154,28 +201,30 @@ def test_stable(student):
     for causal in (False, True):
         what = f"blockwise_attention(scores of +-1e4, block_size=2, causal={causal}) in float32"
         with explained(student, what):
-            got = expect_shape(student.call("blockwise_attention", q, k, v, 2, causal, cast=torch.float32),
-                               (1, 6, 3), what)
+            got = expect_shape(
+                student.call("blockwise_attention", q, k, v, 2, causal, cast=torch.float32), (1, 6, 3), what
+            )
         expected, known = sdpa(q, k, v, causal), oracle.mistakes("blockwise_attention", q, k, v, 2, causal)
         expect_finite(got, expected, what, known)
         rtol, atol = softmax_tolerance(torch.float32, q @ k.transpose(-2, -1) / 2)  # scores of +-1e4
         expect_close(got, expected, what=what, mistakes=known, rtol=rtol, atol=atol)
 
 
-@check("blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
-       "(T = 96, block_size = 32)", weight=2)
+@check(
+    "blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
+    "(T = 96, block_size = 32)",
+    weight=2,
+)
 def test_memory(student):
     lead, T, n = (1, 2), 96, 32
     q, k, v = qkv((*lead, T, 8), T, 8, 240)
     for causal in (False, True):
         what = f"blockwise_attention(q, k, v of shape {(*lead, T, 8)}, block_size={n}, causal={causal})"
         reply = attention_call(student, q, k, v, n, causal, what=what)
-        b.expect_largest(reply, 2 * T * n, 2 * T * T, what=what,
-                         allowed=f"2 heads x T_q {T} x block_size {n}")
+        b.expect_largest(reply, 2 * T * n, 2 * T * T, what=what, allowed=f"2 heads x T_q {T} x block_size {n}")
 
 
-@check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)",
-       weight=2)
+@check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)", weight=2)
 def test_causal_skips(student):
     # 4 x 4 block pairs, 10 of them needed when causal; with 32 features the masks of the diagonal blocks add
     # little: code that skips does about 73 % of the non-causal work, code that does not skip 100 % or more (107 %
@@ -187,15 +236,19 @@ def test_causal_skips(student):
         what = f"blockwise_attention(q, k, v of shape (1, {T}, 32), block_size={n}, causal={causal})"
         work[causal] = b.record_of(attention_call(student, q, k, v, n, causal, what=what)).get("elements")
     if work[True] is None or work[False] is None:
-        fail("blockwise_attention: the autograder could not measure the work your code does (its computation could "
-             "not be traced and verified)")
+        fail(
+            "blockwise_attention: the autograder could not measure the work your code does (its computation could "
+            "not be traced and verified)"
+        )
     ratio = work[True] / max(work[False], 1)
     if ratio > 0.85:
-        fail(f"blockwise_attention with causal=True created {work[True]} tensor elements, {ratio:.0%} of the "
-             f"{work[False]} it creates without the mask: with {T // n} blocks of queries, query block i needs key "
-             "blocks 0..i only, and skipping the others halves the work. A key block that starts after the last "
-             "query of the current block can be skipped; masking it costs as much as computing it.",
-             b.CAUSAL_NOT_SKIPPED)
+        fail(
+            f"blockwise_attention with causal=True created {work[True]} tensor elements, {ratio:.0%} of the "
+            f"{work[False]} it creates without the mask: with {T // n} blocks of queries, query block i needs key "
+            "blocks 0..i only, and skipping the others halves the work. A key block that starts after the last "
+            "query of the current block can be skipped; masking it costs as much as computing it.",
+            b.CAUSAL_NOT_SKIPPED,
+        )
 
 
 @check("blockwise_attention: inputs unchanged, non-contiguous inputs, dtype and device kept")
@@ -204,12 +257,29 @@ def test_meta(student, device):
     for causal in (False, True):
         what = f"blockwise_attention(q, k, v non-contiguous float32 on {device}, block_size={n}, causal={causal})"
         with explained(student, what):
-            reply = student.call("blockwise_attention", q, k, v, n, causal, to=device, cast=torch.float32,
-                                 noncontig=True, full=True, return_inputs=True)
+            reply = student.call(
+                "blockwise_attention",
+                q,
+                k,
+                v,
+                n,
+                causal,
+                to=device,
+                cast=torch.float32,
+                noncontig=True,
+                full=True,
+                return_inputs=True,
+            )
         expected, known = sdpa(q, k, v, causal), oracle.mistakes("blockwise_attention", q, k, v, n, causal)
         expect_unchanged(reply, what, expected, known)
-        expect_meta(expect_shape(reply["value"], (2, 7, 3), what), dtype=torch.float32, device=device, what=what,
-                    expected=expected, mistakes=known)
+        expect_meta(
+            expect_shape(reply["value"], (2, 7, 3), what),
+            dtype=torch.float32,
+            device=device,
+            what=what,
+            expected=expected,
+            mistakes=known,
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
@@ -217,11 +287,13 @@ def test_precision(student):
     what = f"online_softmax(x {tuple(X.shape)} float64, block_size=3)"
     with explained(student, what):
         got = student.call("online_softmax", X, 3, cast=F64)
-    expect_precise(got, oracle.expected("online_softmax", X, 3), what=what,
-                   mistakes=oracle.mistakes("online_softmax", X, 3))
+    expect_precise(
+        got, oracle.expected("online_softmax", X, 3), what=what, mistakes=oracle.mistakes("online_softmax", X, 3)
+    )
     q, k, v, n = CASES[1]
     what = f"blockwise_attention(q, k, v float64 of shapes {shape_of(q, k, v)}, block_size={n}, causal=True)"
     with explained(student, what):
         got = student.call("blockwise_attention", q, k, v, n, True, cast=F64)
-    expect_precise(got, sdpa(q, k, v, True), what=what,
-                   mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, True))
+    expect_precise(
+        got, sdpa(q, k, v, True), what=what, mistakes=oracle.mistakes("blockwise_attention", q, k, v, n, True)
+    )

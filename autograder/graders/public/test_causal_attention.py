@@ -11,25 +11,41 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checks import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
-                                 fail)
+from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
-from autograder.graders.attention import (expect_causal, own_weights_reference, expect_close_by_hand, explained, grads_of, linear_weights,
-                                          new_module, perturb_from, qkv, require_by_hand, sdpa)
+from autograder.graders.attention import (
+    expect_causal,
+    own_weights_reference,
+    expect_close_by_hand,
+    explained,
+    grads_of,
+    linear_weights,
+    new_module,
+    perturb_from,
+    qkv,
+    require_by_hand,
+    sdpa,
+)
 from autograder.graders.inputs import fixed
 
 STAGE = "causal_attention"
 F64 = torch.float64
 NAMES = ("W_query", "W_key", "W_value")
-HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, head_size, bias=qkv_bias), "
-        "self.dropout = nn.Dropout(dropout) and the mask buffer")
+HINT = (
+    "Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, head_size, bias=qkv_bias), "
+    "self.dropout = nn.Dropout(dropout) and the mask buffer"
+)
 
 # (q, k, v): hs != hs_v; one step; extra leading dims (..., T, hs); T_q != T_k (the mask is (T_q, T_k), aligned
 # top-left as SDPA's is_causal: a mask built from T_q alone fails here)
 CASES = [
     (fixed(2, 5, 4, seed=71, low=-2, high=2), fixed(2, 5, 4, seed=72, low=-2, high=2), fixed(2, 5, 3, seed=73)),
     (fixed(1, 1, 2, seed=74, low=-2, high=2), fixed(1, 1, 2, seed=75, low=-2, high=2), fixed(1, 1, 5, seed=76)),
-    (fixed(2, 3, 6, 4, seed=77, low=-2, high=2), fixed(2, 3, 6, 4, seed=78, low=-2, high=2), fixed(2, 3, 6, 2, seed=79)),
+    (
+        fixed(2, 3, 6, 4, seed=77, low=-2, high=2),
+        fixed(2, 3, 6, 4, seed=78, low=-2, high=2),
+        fixed(2, 3, 6, 2, seed=79),
+    ),
     (fixed(2, 3, 4, seed=96, low=-2, high=2), fixed(2, 5, 4, seed=97, low=-2, high=2), fixed(2, 5, 3, seed=98)),
 ]
 X8 = fixed(2, 8, 4, seed=80, low=-2, high=2)  # (B, T = context_length, d_in)
@@ -42,31 +58,54 @@ def shape_of(*ts):
 def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dtype=F64):
     """CausalSelfAttention(d_in, hs, L, dropout, bias) in ``dtype`` holding fixed weights; returns (handle, weights)."""
     w = linear_weights(qkv(d_in, hs), bias=bias, seed=wseed)
-    handle = new_module(student, "CausalSelfAttention", d_in, hs, L, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})", hint=HINT, dtype=dtype)
+    handle = new_module(
+        student,
+        "CausalSelfAttention",
+        d_in,
+        hs,
+        L,
+        dropout=dropout,
+        qkv_bias=bias,
+        weights=w,
+        what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})",
+        hint=HINT,
+        dtype=dtype,
+    )
     return handle, w
 
 
 def module_values(student, handle, w, x, what, record=True):
     with explained(student, what):
-        reply = handle(x, cast=F64, full=True,
-                       record=record and (lambda x: oracle.expected("causal_self_attention", x, w)))
-    expect_close_by_hand(reply, oracle.expected("causal_self_attention", x, w), what=what,
-                         mistakes=oracle.mistakes("causal_self_attention", x, w))
+        reply = handle(
+            x, cast=F64, full=True, record=record and (lambda x: oracle.expected("causal_self_attention", x, w))
+        )
+    expect_close_by_hand(
+        reply,
+        oracle.expected("causal_self_attention", x, w),
+        what=what,
+        mistakes=oracle.mistakes("causal_self_attention", x, w),
+    )
 
 
 # ───────────────────────────── causal_attention(q, k, v) ─────────────────────────────
 
 
-@check("causal_attention: equals scaled_dot_product_attention(is_causal=True) (hs != hs_v, T = 1, leading dims, "
-       "T_q != T_k)", weight=3)
+@check(
+    "causal_attention: equals scaled_dot_product_attention(is_causal=True) (hs != hs_v, T = 1, leading dims, "
+    "T_q != T_k)",
+    weight=3,
+)
 def test_sdpa_parity(student):
     for i, (q, k, v) in enumerate(CASES):
         what = f"causal_attention(q, k, v of shapes {shape_of(q, k, v)})"
         with explained(student, what):  # one recorded call per check: tracing and replaying it costs tens of ms
             reply = student.call("causal_attention", q, k, v, cast=F64, record=i == 0 and sdpa, full=True)
-        expect_close_by_hand(reply, sdpa(q, k, v), what=what + ", compared with F.scaled_dot_product_attention",
-                             mistakes=oracle.mistakes("causal_attention", q, k, v))
+        expect_close_by_hand(
+            reply,
+            sdpa(q, k, v),
+            what=what + ", compared with F.scaled_dot_product_attention",
+            mistakes=oracle.mistakes("causal_attention", q, k, v),
+        )
 
 
 @check("causal_attention written by hand: no scaled_dot_product_attention (or another fused kernel)", weight=2)
@@ -89,16 +128,26 @@ def test_module_by_hand(student):
 
 @check("causal_attention: changing a future step never changes an earlier output", weight=2)
 def test_causality(student):
-    q, k, v = (fixed(2, 6, 4, seed=82, low=-2, high=2), fixed(2, 6, 4, seed=83, low=-2, high=2),
-               fixed(2, 6, 3, seed=84))
+    q, k, v = (
+        fixed(2, 6, 4, seed=82, low=-2, high=2),
+        fixed(2, 6, 4, seed=83, low=-2, high=2),
+        fixed(2, 6, 3, seed=84),
+    )
     what = "causal_attention(q, k, v (2, 6, .))"
     with explained(student, what):
         base = expect_shape(student.call("causal_attention", q, k, v, cast=F64), (2, 6, 3), what)
         for t in (4, 1):
             changed = [perturb_from(z, t, seed=85 + t + i) for i, z in enumerate((q, k, v))]
             after = student.call("causal_attention", *changed, cast=F64)
-            expect_causal(base, after, t, what=what, changed_what="q, k and v", expected=sdpa(q, k, v),
-                          mistakes=oracle.mistakes("causal_attention", q, k, v))
+            expect_causal(
+                base,
+                after,
+                t,
+                what=what,
+                changed_what="q, k and v",
+                expected=sdpa(q, k, v),
+                mistakes=oracle.mistakes("causal_attention", q, k, v),
+            )
 
 
 @check("causal_attention: inputs unchanged, dtype and device kept")
@@ -116,22 +165,30 @@ def test_function_meta(student, device):
 # ───────────────────────────── CausalSelfAttention ─────────────────────────────
 
 
-@check("CausalSelfAttention: nn.Linear(d_in, head_size) projections, an nn.Dropout, the mask a registered bool buffer",
-       construction=True)
+@check(
+    "CausalSelfAttention: nn.Linear(d_in, head_size) projections, an nn.Dropout, the mask a registered bool buffer",
+    construction=True,
+)
 def test_module_structure(student):
     for bias in (False, True):
         handle = student.new("CausalSelfAttention", 4, 3, 8, qkv_bias=bias, seed=123)
-        a.expect_structure(handle.info, linears={n: (4, 3, bias) for n in NAMES}, dropout=True, mask=8,
-                           what=f"CausalSelfAttention(4, 3, context_length=8, qkv_bias={bias})",
-                           state=handle.state() if "mask" in handle.info.get("buffers", {}) else None)
+        a.expect_structure(
+            handle.info,
+            linears={n: (4, 3, bias) for n in NAMES},
+            dropout=True,
+            mask=8,
+            what=f"CausalSelfAttention(4, 3, context_length=8, qkv_bias={bias})",
+            state=handle.state() if "mask" in handle.info.get("buffers", {}) else None,
+        )
 
 
 @check("CausalSelfAttention: values with the same weights, T == context_length (with and without bias)", weight=2)
 def test_module_values(student):
     for bias in (False, True):
         handle, w = module(student, bias=bias, wseed=86 + bias)
-        module_values(student, handle, w, X8, f"CausalSelfAttention(4, 3, 8, qkv_bias={bias})(x (2, 8, 4))",
-                      record=not bias)
+        module_values(
+            student, handle, w, X8, f"CausalSelfAttention(4, 3, 8, qkv_bias={bias})(x (2, 8, 4))", record=not bias
+        )
 
 
 @check("CausalSelfAttention: T shorter than context_length works (T = 5, T = 1)")
@@ -139,8 +196,9 @@ def test_module_short(student):
     handle, w = module(student, wseed=88)
     for T in (5, 1):
         x = X8[:, :T].clone()
-        module_values(student, handle, w, x, f"CausalSelfAttention(4, 3, context_length=8)(x (2, {T}, 4))",
-                      record=T == 5)
+        module_values(
+            student, handle, w, x, f"CausalSelfAttention(4, 3, context_length=8)(x (2, {T}, 4))", record=T == 5
+        )
 
 
 @check("CausalSelfAttention: dropout=0.0 is deterministic in training mode and equals the reference")
@@ -155,8 +213,9 @@ def test_module_no_dropout(student):
         expect_close(out, expected, what=what, mistakes=oracle.mistakes("causal_self_attention", X8, w))
 
 
-@check("CausalSelfAttention: dropout acts on the attention weights in training mode, and not at all in eval mode",
-       weight=2)
+@check(
+    "CausalSelfAttention: dropout acts on the attention weights in training mode, and not at all in eval mode", weight=2
+)
 def test_module_dropout(student):
     p, x = 0.5, fixed(2, 6, 4, seed=90, low=-2, high=2)
     handle, w = module(student, L=6, dropout=p, wseed=91)
@@ -165,21 +224,31 @@ def test_module_dropout(student):
     handle.train(False)
     with explained(student, what):
         got = handle(x, cast=F64)
-    expect_close(got, expected, what=what + " after .eval() (dropout must do nothing)",
-                 mistakes=oracle.mistakes("causal_self_attention", x, w))
+    expect_close(
+        got,
+        expected,
+        what=what + " after .eval() (dropout must do nothing)",
+        mistakes=oracle.mistakes("causal_self_attention", x, w),
+    )
     handle.train(True)
     with explained(student, what):
         y = expect_shape(handle(x, cast=F64, seed=7), (2, 6, 3), what + " in training mode").t.to(F64)
     if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
-        fail(f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass the "
-             "attention weights through self.dropout after the softmax and before @ v.", a.DROPOUT_UNUSED)
+        fail(
+            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass the "
+            "attention weights through self.dropout after the softmax and before @ v.",
+            a.DROPOUT_UNUSED,
+        )
     scale = 1.0 / (1.0 - p)
     zero = y.abs() <= 1e-9
     scaled = (y - scale * expected).abs() <= 1e-7 * (1 + expected.abs())
     if bool((zero | scaled).all()) and not bool((zero.all(-1) | scaled.all(-1)).all()):
-        fail(f"{what} in training mode: every output value is either 0 or {scale:g} x the eval value, one by one: "
-             "the dropout is applied to the output. Apply it to the attention weights (after the softmax, "
-             "before @ v), so that whole links between positions are cut.", a.DROPOUT_OUTPUT)
+        fail(
+            f"{what} in training mode: every output value is either 0 or {scale:g} x the eval value, one by one: "
+            "the dropout is applied to the output. Apply it to the attention weights (after the softmax, "
+            "before @ v), so that whole links between positions are cut.",
+            a.DROPOUT_OUTPUT,
+        )
     # with dropout on the weights, output t is scale * sum over a subset S of the visible steps of w[t, s] v[s]
     weights = oracle.expected("causal_self_attention_weights", x, w)  # (B, T, T)
     values = F.linear(x, w["W_value.weight"])  # (B, T, hs)
@@ -187,9 +256,11 @@ def test_module_dropout(student):
         keep = torch.tensor(list(itertools.product((0.0, 1.0), repeat=t + 1)), dtype=F64)  # (2^(t+1), t+1)
         candidates = scale * (keep * weights[b, t, : t + 1]) @ values[b, : t + 1]
         if float((candidates - y[b, t]).abs().amax(-1).min()) > 1e-7 * (1 + float(values.abs().max())):
-            fail(f"{what} in training mode: output [{b}, {t}] is not a re-scaled sum of some of the value vectors "
-                 "it may see. Dropout belongs on the attention weights: weights = self.dropout(softmax(scores)), "
-                 "then weights @ v.")
+            fail(
+                f"{what} in training mode: output [{b}, {t}] is not a re-scaled sum of some of the value vectors "
+                "it may see. Dropout belongs on the attention weights: weights = self.dropout(softmax(scores)), "
+                "then weights @ v."
+            )
 
 
 @check("CausalSelfAttention: changing a future step of x never changes an earlier output")
@@ -199,8 +270,15 @@ def test_module_causality(student):
     with explained(student, what):
         base = handle(X8, cast=F64)
         after = handle(perturb_from(X8, 5, seed=93), cast=F64)
-    expect_causal(base, after, 5, what=what, changed_what="x", expected=oracle.expected("causal_self_attention", X8, w),
-                  mistakes=oracle.mistakes("causal_self_attention", X8, w))
+    expect_causal(
+        base,
+        after,
+        5,
+        what=what,
+        changed_what="x",
+        expected=oracle.expected("causal_self_attention", X8, w),
+        mistakes=oracle.mistakes("causal_self_attention", X8, w),
+    )
 
 
 @check("CausalSelfAttention: gradients reach W_query, W_key and W_value and equal the reference")
@@ -211,8 +289,11 @@ def test_module_gradients(student):
     with explained(student, what):
         grads = grads_of(handle(X8, cast=F64, upstream=up, full=True), list(w), what)
     for name in w:
-        expect_close(grads[name], oracle.expected("causal_self_attention_grad", name, X8, up, w),
-                     what=f"{what}: gradient of {name}")
+        expect_close(
+            grads[name],
+            oracle.expected("causal_self_attention_grad", name, X8, up, w),
+            what=f"{what}: gradient of {name}",
+        )
 
 
 @check("CausalSelfAttention: input unchanged, dtype and device kept (the mask moves with .to)")

@@ -3,8 +3,21 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, credited, diagnose, error_line, expect_close, expect_meta, expect_precise,
-                                 expect_shape, expect_unchanged, fail, softmax_tolerance, tolerance, uses_dot_T)
+from autograder.checks import (
+    check,
+    credited,
+    diagnose,
+    error_line,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+    softmax_tolerance,
+    tolerance,
+    uses_dot_T,
+)
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
 from autograder.sandbox.errors import StudentCodeError
 
@@ -13,9 +26,9 @@ XT_BATCHED = "x.T on batched input (reverses every dim; use x.transpose(-2, -1))
 
 LOGITS = fixed(3, 4, 5, seed=40, low=-3.0, high=3.0)
 # Integer logits (exact in float32): rows that overflow exp, rows that underflow it, and a tie at the top.
-BIG = torch.tensor([[1e4, -1e4, 0.0, 9998.0],
-                    [-1e4, -1e4 + 1, -1e4 + 3, -1e4],
-                    [5.0, 1e4, 1e4, -3.0]], dtype=torch.float64)
+BIG = torch.tensor(
+    [[1e4, -1e4, 0.0, 9998.0], [-1e4, -1e4 + 1, -1e4 + 3, -1e4], [5.0, 1e4, 1e4, -3.0]], dtype=torch.float64
+)
 CUBE = fixed(3, 3, 3, seed=41)  # B = T = C: x.T runs without an error here, and gives wrong numbers
 X = fixed(2, 4, 3, seed=42)
 X5 = fixed(2, 5, 3, seed=45)
@@ -30,8 +43,6 @@ def _args(x, kw) -> str:
     return f"x {tuple(x.shape)}" + "".join(f", {k}={v}" for k, v in kw.items())
 
 
-
-
 def call(student, name: str, x: torch.Tensor, **kw):
     """student.call, explaining the usual reason batched input crashes: x.T reverses every dim."""
     try:
@@ -39,18 +50,25 @@ def call(student, name: str, x: torch.Tensor, **kw):
     except StudentCodeError as exc:
         code = error_line(exc.error, getattr(student, "source", ""))
         if x.dim() > 2 and uses_dot_T(code):
-            fail(f"{name}(x {tuple(x.shape)}) failed on a batch of sequences: {exc}\n"
-                 "On a tensor with more than two dims, x.T reverses all of them: (B, T, C) becomes (C, T, B). "
-                 "Swap only the last two with x.transpose(-2, -1) (or x.mT).\n"
-                 f"  this looks like a known mistake: {XT_BATCHED}", XT_BATCHED)
+            fail(
+                f"{name}(x {tuple(x.shape)}) failed on a batch of sequences: {exc}\n"
+                "On a tensor with more than two dims, x.T reverses all of them: (B, T, C) becomes (C, T, B). "
+                "Swap only the last two with x.transpose(-2, -1) (or x.mT).\n"
+                f"  this looks like a known mistake: {XT_BATCHED}",
+                XT_BATCHED,
+            )
         raise
 
 
 def _softmax_values(student, name: str) -> None:
     for x, kw in SOFTMAX_CASES:
         got = student.call(name, x, cast=torch.float64, **kw)
-        expect_close(got, oracle.expected(name, x, **kw), what=f"{name}({_args(x, kw)}) vs torch.softmax",
-                     mistakes=oracle.mistakes(name, x, **kw))  # type: ignore[arg-type]  # autograder.checks: Mapping
+        expect_close(
+            got,
+            oracle.expected(name, x, **kw),
+            what=f"{name}({_args(x, kw)}) vs torch.softmax",
+            mistakes=oracle.mistakes(name, x, **kw),
+        )  # type: ignore[arg-type]  # autograder.checks: Mapping
 
 
 def dtypes_on(device: str) -> tuple:
@@ -72,67 +90,115 @@ def test_stable_values(student):
 def test_stable_large(student):
     for kw in ({}, {"dim": 0}):
         want, mistakes = oracle.expected("softmax_stable", BIG, **kw), oracle.mistakes("softmax_stable", BIG, **kw)
-        got = expect_shape(student.call("softmax_stable", BIG, cast=torch.float32, **kw), BIG.shape,
-                           f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())})")
+        got = expect_shape(
+            student.call("softmax_stable", BIG, cast=torch.float32, **kw),
+            BIG.shape,
+            f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())})",
+        )
         bad = ~torch.isfinite(got.t)
         if bool(bad.any()):
             where = tuple(bad.nonzero()[0].tolist())
             mistake = diagnose(got.t, mistakes, *tolerance(got.dtype), expected=want)
-            fail(f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())}) has "
-                 f"{int(bad.sum())} non-finite values (first at {where}: {float(got.t[where])}). exp(1e4) is inf "
-                 "and inf / inf is NaN; exp(-1e4) is 0 and 0 / 0 is NaN. Subtract the maximum along dim "
-                 "(amax(dim, keepdim=True)) before exp: the largest exponent becomes exp(0) = 1."
-                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake)
-        expect_close(got, want, what="softmax_stable(logits of ±1e4)", mistakes=mistakes,
-                     rtol=softmax_tolerance(torch.float32, BIG)[0])
+            fail(
+                f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())}) has "
+                f"{int(bad.sum())} non-finite values (first at {where}: {float(got.t[where])}). exp(1e4) is inf "
+                "and inf / inf is NaN; exp(-1e4) is 0 and 0 / 0 is NaN. Subtract the maximum along dim "
+                "(amax(dim, keepdim=True)) before exp: the largest exponent becomes exp(0) = 1."
+                + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+                mistake,
+            )
+        expect_close(
+            got,
+            want,
+            what="softmax_stable(logits of ±1e4)",
+            mistakes=mistakes,
+            rtol=softmax_tolerance(torch.float32, BIG)[0],
+        )
 
 
 @check("softmax: sums to 1 along dim")
 def test_softmax_sums(student):
     for name, dim in (("softmax_naive", 1), ("softmax_stable", -1)):
-        got = expect_shape(student.call(name, LOGITS, cast=torch.float64, dim=dim), LOGITS.shape,
-                           f"{name}(x (3, 4, 5), dim={dim})")
+        got = expect_shape(
+            student.call(name, LOGITS, cast=torch.float64, dim=dim), LOGITS.shape, f"{name}(x (3, 4, 5), dim={dim})"
+        )
         sums = {m: v.sum(dim) for m, v in oracle.mistakes(name, LOGITS, dim=dim).items() if v.shape == LOGITS.shape}
-        expect_close(got.t.sum(dim), torch.ones_like(LOGITS.sum(dim)),
-                     what=f"sums of {name}(x (3, 4, 5), dim={dim}) along dim {dim}", mistakes=sums)
-        credited(got, oracle.expected(name, LOGITS, dim=dim), f"{name}(x (3, 4, 5), dim={dim})",
-                 oracle.mistakes(name, LOGITS, dim=dim))
+        expect_close(
+            got.t.sum(dim),
+            torch.ones_like(LOGITS.sum(dim)),
+            what=f"sums of {name}(x (3, 4, 5), dim={dim}) along dim {dim}",
+            mistakes=sums,
+        )
+        credited(
+            got,
+            oracle.expected(name, LOGITS, dim=dim),
+            f"{name}(x (3, 4, 5), dim={dim})",
+            oracle.mistakes(name, LOGITS, dim=dim),
+        )
 
 
 @check("scores: x @ x^T over the last two dims", weight=2)
 def test_scores(student):
     for x in (JOURNEY, CUBE, X, X1):
         got = call(student, "attention_scores", x, cast=torch.float64)
-        expect_close(got, oracle.expected("attention_scores", x), what=f"attention_scores(x {tuple(x.shape)})",
-                     mistakes=oracle.mistakes("attention_scores", x))
+        expect_close(
+            got,
+            oracle.expected("attention_scores", x),
+            what=f"attention_scores(x {tuple(x.shape)})",
+            mistakes=oracle.mistakes("attention_scores", x),
+        )
 
 
 @check("weights: softmax over the last dim")
 def test_weights(student):
     for s in (SCORES, SCORES4):
         got = student.call("attention_weights", s, cast=torch.float64)
-        expect_close(got, oracle.expected("attention_weights", s), what=f"attention_weights(scores {tuple(s.shape)})",
-                     mistakes=oracle.mistakes("attention_weights", s))
+        expect_close(
+            got,
+            oracle.expected("attention_weights", s),
+            what=f"attention_weights(scores {tuple(s.shape)})",
+            mistakes=oracle.mistakes("attention_weights", s),
+        )
 
 
 @check("weights: rows sum to 1")
 def test_weights_rows(student):
-    got = expect_shape(student.call("attention_weights", SCORES, cast=torch.float64), SCORES.shape,
-                       "attention_weights(scores (2, 4, 4))")
+    got = expect_shape(
+        student.call("attention_weights", SCORES, cast=torch.float64),
+        SCORES.shape,
+        "attention_weights(scores (2, 4, 4))",
+    )
     sums = {m: v.sum(-1) for m, v in oracle.mistakes("attention_weights", SCORES).items() if v.shape == SCORES.shape}
-    expect_close(got.t.sum(-1), torch.ones(2, 4, dtype=torch.float64),
-                 what="row sums (last dim) of attention_weights(scores (2, 4, 4))", mistakes=sums)
-    credited(got, oracle.expected("attention_weights", SCORES), "attention_weights(scores (2, 4, 4))",
-             oracle.mistakes("attention_weights", SCORES))
+    expect_close(
+        got.t.sum(-1),
+        torch.ones(2, 4, dtype=torch.float64),
+        what="row sums (last dim) of attention_weights(scores (2, 4, 4))",
+        mistakes=sums,
+    )
+    credited(
+        got,
+        oracle.expected("attention_weights", SCORES),
+        "attention_weights(scores (2, 4, 4))",
+        oracle.mistakes("attention_weights", SCORES),
+    )
 
 
 @check("context: journey row 2 is [0.4419, 0.6515, 0.5683]", weight=2)
 def test_journey(student):
     want, mistakes = oracle.expected("context_vectors", JOURNEY), oracle.mistakes("context_vectors", JOURNEY)
-    got = expect_shape(student.call("context_vectors", JOURNEY, cast=torch.float32), JOURNEY.shape,
-                       "context_vectors(journey inputs (6, 3))")
-    expect_close(got.t[1], JOURNEY_CONTEXT_ROW_2, what="row 2 of context_vectors(journey inputs), the notebook's table",
-                 rtol=0.0, atol=1e-4, mistakes={m: v[1] for m, v in mistakes.items() if v.shape == JOURNEY.shape})
+    got = expect_shape(
+        student.call("context_vectors", JOURNEY, cast=torch.float32),
+        JOURNEY.shape,
+        "context_vectors(journey inputs (6, 3))",
+    )
+    expect_close(
+        got.t[1],
+        JOURNEY_CONTEXT_ROW_2,
+        what="row 2 of context_vectors(journey inputs), the notebook's table",
+        rtol=0.0,
+        atol=1e-4,
+        mistakes={m: v[1] for m, v in mistakes.items() if v.shape == JOURNEY.shape},
+    )
     expect_close(got, want, what="context_vectors(journey inputs)", mistakes=mistakes)
 
 
@@ -140,32 +206,51 @@ def test_journey(student):
 def test_context_batched(student):
     for x in (X5, CUBE, X1):
         got = call(student, "context_vectors", x, cast=torch.float64)
-        expect_close(got, oracle.expected("context_vectors", x), what=f"context_vectors(x {tuple(x.shape)})",
-                     mistakes=oracle.mistakes("context_vectors", x))
+        expect_close(
+            got,
+            oracle.expected("context_vectors", x),
+            what=f"context_vectors(x {tuple(x.shape)})",
+            mistakes=oracle.mistakes("context_vectors", x),
+        )
 
 
 # one (T, C) sequence for the attention functions: these checks are about side effects and dtypes, not batching
-CALLS = [("softmax_naive", LOGITS, {"dim": 0}), ("softmax_stable", LOGITS, {"dim": 0}),
-         ("attention_scores", JOURNEY, {}), ("attention_weights", SCORES[0], {}), ("context_vectors", JOURNEY, {})]
+CALLS = [
+    ("softmax_naive", LOGITS, {"dim": 0}),
+    ("softmax_stable", LOGITS, {"dim": 0}),
+    ("attention_scores", JOURNEY, {}),
+    ("attention_weights", SCORES[0], {}),
+    ("context_vectors", JOURNEY, {}),
+]
 
 
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
     for name, x, kw in CALLS:
-        expect_unchanged(call(student, name, x, cast=torch.float32, full=True, return_inputs=True, **kw), name,
-                         oracle.expected(name, x, **kw), oracle.mistakes(name, x, **kw))
+        expect_unchanged(
+            call(student, name, x, cast=torch.float32, full=True, return_inputs=True, **kw),
+            name,
+            oracle.expected(name, x, **kw),
+            oracle.mistakes(name, x, **kw),
+        )
 
 
 @check("dtype and device follow the input")
 def test_dtype_device(student, device):
     for name, x, kw in CALLS:
         for dtype in dtypes_on(device):
-            expect_meta(call(student, name, x, cast=dtype, to=device, **kw), dtype=dtype, device=device,
-                        what=f"{name}(x {str(dtype)[6:]} on {device})", expected=oracle.expected(name, x, **kw))
+            expect_meta(
+                call(student, name, x, cast=dtype, to=device, **kw),
+                dtype=dtype,
+                device=device,
+                what=f"{name}(x {str(dtype)[6:]} on {device})",
+                expected=oracle.expected(name, x, **kw),
+            )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
     for name, x, kw in CALLS:
-        expect_precise(call(student, name, x, cast=torch.float64, **kw), oracle.expected(name, x, **kw),
-                       what=f"{name}(x float64)")
+        expect_precise(
+            call(student, name, x, cast=torch.float64, **kw), oracle.expected(name, x, **kw), what=f"{name}(x float64)"
+        )

@@ -9,8 +9,19 @@ from the judge's record of the recorded step: the graph it was traced into, repl
 import torch
 
 from autograder import oracle
-from autograder.checks import (CheckFailed, as_tensor, check, diagnose, expect_close, expect_meta, expect_precise,
-                                 expect_shape, expect_unchanged, fail, tolerance)
+from autograder.checks import (
+    CheckFailed,
+    as_tensor,
+    check,
+    diagnose,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+    tolerance,
+)
 from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 from autograder.graders.attention import expect_close_by_hand, explained, linear_weights, new_module
@@ -20,8 +31,10 @@ from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionL
 STAGE = "kv_cache"
 F64 = torch.float64
 D_IN, D_OUT, NH, L = 4, 6, 2, 8
-HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias), "
-        "self.out_proj = nn.Linear(d_out, d_out) and the mask buffer, as in stage 8")
+HINT = (
+    "Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias), "
+    "self.out_proj = nn.Linear(d_out, d_out) and the mask buffer, as in stage 8"
+)
 X = fixed(2, L, D_IN, seed=301, low=-2, high=2)  # (B, T = context_length, d_in)
 # two appends of 2 positions each, (B, nh, T, hs): hs differs between keys and values
 K1, V1 = fixed(2, NH, 2, 3, seed=310), fixed(2, NH, 2, 4, seed=311)
@@ -34,20 +47,32 @@ def layers(d_in, d_out):
 
 def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302, dtype=F64):
     """CachedMultiHeadAttention(d_in, d_out, nh, L) holding fixed weights; returns (handle, weights)."""
-    w = linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
-                       else {"out_proj"}, seed=wseed)
-    handle = new_module(student, "CachedMultiHeadAttention", d_in, d_out, nh, L, qkv_bias=bias, weights=w,
-                        what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, "
-                             f"qkv_bias={bias})",
-                        hint=HINT, dtype=dtype)
+    w = linear_weights(
+        layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}, seed=wseed
+    )
+    handle = new_module(
+        student,
+        "CachedMultiHeadAttention",
+        d_in,
+        d_out,
+        nh,
+        L,
+        qkv_bias=bias,
+        weights=w,
+        what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
+        hint=HINT,
+        dtype=dtype,
+    )
     return handle, w
 
 
 def pair(got, what):
     """``append``'s answer: a (keys, values) pair of tensors."""
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        fail(f"{what}: expected a pair (keys, values), got {type(got).__name__} "
-             f"{'of ' + str(len(got)) + ' values' if isinstance(got, (tuple, list)) else ''}".rstrip())
+        fail(
+            f"{what}: expected a pair (keys, values), got {type(got).__name__} "
+            f"{'of ' + str(len(got)) + ' values' if isinstance(got, (tuple, list)) else ''}".rstrip()
+        )
     return as_tensor(got[0], what + " keys"), as_tensor(got[1], what + " values")
 
 
@@ -69,7 +94,7 @@ def decode(student, handle, x, chunks, cache, what, d_out=D_OUT, cast=F64):
         step = f"{what}: step with x[:, {done}:{done + n_new}]"
         try:
             with explained(student, step):
-                got = handle(x[:, done:done + n_new], cast=cast, cache=cache)
+                got = handle(x[:, done : done + n_new], cast=cast, cache=cache)
             steps.append(expect_shape(got, (x.shape[0], n_new, d_out), step).t)
         except (StudentCodeError, CheckFailed) as exc:
             if not steps or isinstance(exc, (MissingName, SubmissionLoadError)) or getattr(exc, "mistake", None):
@@ -78,9 +103,12 @@ def decode(student, handle, x, chunks, cache, what, d_out=D_OUT, cast=F64):
             if mistake != b.WRONG_CACHE_DIM:
                 raise
             said = str(exc) if isinstance(exc, CheckFailed) else f"{step}: {exc}"
-            fail(f"{said}\n  the cached keys and values returned by append are (B, nh, T, hs), and "
-                 "time is dim -2: KVCache(...).append on its own gives keys of the wrong shape after two appends"
-                 f"\n  this looks like a known mistake: {mistake}", mistake)
+            fail(
+                f"{said}\n  the cached keys and values returned by append are (B, nh, T, hs), and "
+                "time is dim -2: KVCache(...).append on its own gives keys of the wrong shape after two appends"
+                f"\n  this looks like a known mistake: {mistake}",
+                mistake,
+            )
     return torch.cat(steps, dim=-2)
 
 
@@ -93,15 +121,21 @@ def cache_mistake(student) -> str | None:
         keys, _ = pair(cache.method("append", K2, V2, cast=F64), "append")
     except Exception:  # noqa: BLE001 - a cache that cannot be probed explains nothing
         return None
-    return diagnose(keys.t, oracle.mistakes("kv_cache_keys", K1, K2), *tolerance(F64),
-                    expected=oracle.expected("kv_cache_keys", K1, K2))
+    return diagnose(
+        keys.t,
+        oracle.mistakes("kv_cache_keys", K1, K2),
+        *tolerance(F64),
+        expected=oracle.expected("kv_cache_keys", K1, K2),
+    )
 
 
 # ───────────────────────────── KVCache ─────────────────────────────
 
 
-@check("KVCache: append returns every key and value so far (time is dim -2), len() counts them, reset() empties it",
-       weight=2)
+@check(
+    "KVCache: append returns every key and value so far (time is dim -2), len() counts them, reset() empties it",
+    weight=2,
+)
 def test_cache(student):
     k1, v1, k2, v2 = K1, V1, K2, V2
     cache = student.new("KVCache", 6)
@@ -114,10 +148,18 @@ def test_cache(student):
     what = "the second append(k, v) of 2 more positions"
     with explained(student, what):
         keys, values = pair(cache.method("append", k2, v2, cast=F64), what)
-    expect_close(keys, oracle.expected("kv_cache_keys", k1, k2), what=what + ": keys (both appends, along time)",
-                 mistakes=oracle.mistakes("kv_cache_keys", k1, k2))
-    expect_close(values, oracle.expected("kv_cache_values", v1, v2), what=what + ": values (both appends)",
-                 mistakes=oracle.mistakes("kv_cache_values", v1, v2))
+    expect_close(
+        keys,
+        oracle.expected("kv_cache_keys", k1, k2),
+        what=what + ": keys (both appends, along time)",
+        mistakes=oracle.mistakes("kv_cache_keys", k1, k2),
+    )
+    expect_close(
+        values,
+        oracle.expected("kv_cache_values", v1, v2),
+        what=what + ": values (both appends)",
+        mistakes=oracle.mistakes("kv_cache_values", v1, v2),
+    )
     if (n := length(student, cache, "len(cache) after two appends")) != 4:
         fail(f"len(cache) is {n} after appending 2 + 2 positions, expected 4")
     with explained(student, "cache.reset()"):
@@ -127,8 +169,11 @@ def test_cache(student):
     with explained(student, "append(k, v) after reset()"):
         keys, _ = pair(cache.method("append", k2, v2, cast=F64), "append(k, v) after reset()")
     if keys.shape != tuple(k2.shape):
-        fail(f"append(k, v) after reset() returned keys of shape {keys.shape}, expected {tuple(k2.shape)}: reset() "
-             "must forget every cached position", b.RESET_KEEPS)
+        fail(
+            f"append(k, v) after reset() returned keys of shape {keys.shape}, expected {tuple(k2.shape)}: reset() "
+            "must forget every cached position",
+            b.RESET_KEEPS,
+        )
     expect_close(keys, k2, what="append(k, v) after reset(): keys (only the new ones)")
 
 
@@ -145,37 +190,61 @@ def test_overflow(student):
         raise
     except StudentCodeError as exc:
         if exc.error.get("type") != "ValueError":
-            fail(f"KVCache(4) holding 4 positions: append(1 more) raised {exc.error.get('type')}, expected a "
-                 "ValueError that says the cache is full", b.NO_OVERFLOW_CHECK)
+            fail(
+                f"KVCache(4) holding 4 positions: append(1 more) raised {exc.error.get('type')}, expected a "
+                "ValueError that says the cache is full",
+                b.NO_OVERFLOW_CHECK,
+            )
         return
-    fail("KVCache(4) holding 4 positions accepted a 5th: raise ValueError in append when len(cache) + T_new would "
-         "exceed max_len (a model must not silently attend past the length it was built for)", b.NO_OVERFLOW_CHECK)
+    fail(
+        "KVCache(4) holding 4 positions accepted a 5th: raise ValueError in append when len(cache) + T_new would "
+        "exceed max_len (a model must not silently attend past the length it was built for)",
+        b.NO_OVERFLOW_CHECK,
+    )
 
 
 # ───────────────────────────── CachedMultiHeadAttention ─────────────────────────────
 
 
-@check("CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)",
-       construction=True)
+@check(
+    "CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)",
+    construction=True,
+)
 def test_structure(student):
     for bias in (False, True):
         info = student.new("CachedMultiHeadAttention", D_IN, D_OUT, NH, L, qkv_bias=bias, seed=123).info
-        a.expect_structure(info, linears={"W_query": (D_IN, D_OUT, bias), "W_key": (D_IN, D_OUT, bias),
-                                          "W_value": (D_IN, D_OUT, bias), "out_proj": (D_OUT, D_OUT, True)},
-                           what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})")
+        a.expect_structure(
+            info,
+            linears={
+                "W_query": (D_IN, D_OUT, bias),
+                "W_key": (D_IN, D_OUT, bias),
+                "W_value": (D_IN, D_OUT, bias),
+                "out_proj": (D_OUT, D_OUT, True),
+            },
+            what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})",
+        )
 
 
-@check("CachedMultiHeadAttention without a cache equals causal multi-head attention (stage 8), written by hand",
-       weight=2)
+@check(
+    "CachedMultiHeadAttention without a cache equals causal multi-head attention (stage 8), written by hand", weight=2
+)
 def test_no_cache(student):
     for bias in (False, True):
         handle, w = module(student, bias=bias)
         what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})(x (2, {L}, {D_IN}))"
         with explained(student, what):
-            reply = handle(X, cast=F64, full=True,
-                           record=not bias and (lambda x, w=w: oracle.expected("multi_head_attention", x, w, NH)))
-        expect_close_by_hand(reply, oracle.expected("multi_head_attention", X, w, NH), what=what,
-                             mistakes=oracle.mistakes("multi_head_attention", X, w, NH))
+            reply = handle(
+                X,
+                cast=F64,
+                full=True,
+                record=not bias and (lambda x, w=w: oracle.expected("multi_head_attention", x, w, NH)),
+            )
+        expect_close_by_hand(
+            reply,
+            oracle.expected("multi_head_attention", X, w, NH),
+            what=what,
+            mistakes=oracle.mistakes("multi_head_attention", X, w, NH),
+        )
 
 
 @check("decoding one token at a time with a cache gives the rows of the full forward", weight=3)
@@ -183,9 +252,12 @@ def test_one_at_a_time(student):
     handle, w = module(student, wseed=330)
     chunks = (1,) * L
     got = decode(student, handle, X, chunks, student.new("KVCache", L), "decoding x (2, 8, 4) one token at a time")
-    expect_close(got, oracle.expected("kv_decode", X, chunks, w, NH),
-                 what="the outputs of the 8 decoding steps, compared with the full causal forward",
-                 mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH))
+    expect_close(
+        got,
+        oracle.expected("kv_decode", X, chunks, w, NH),
+        what="the outputs of the 8 decoding steps, compared with the full causal forward",
+        mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH),
+    )
 
 
 @check("a prompt of 3 tokens, then chunks of 2, 2 and 1: the rows of the full forward", weight=2)
@@ -193,9 +265,12 @@ def test_chunks(student):
     handle, w = module(student, wseed=340, bias=True)
     chunks = (3, 2, 2, 1)
     got = decode(student, handle, X, chunks, student.new("KVCache", L), "decoding x (2, 8, 4) in chunks 3, 2, 2, 1")
-    expect_close(got, oracle.expected("kv_decode", X, chunks, w, NH),
-                 what="the outputs of the chunks, compared with the full causal forward",
-                 mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH))
+    expect_close(
+        got,
+        oracle.expected("kv_decode", X, chunks, w, NH),
+        what="the outputs of the chunks, compared with the full causal forward",
+        mistakes=oracle.mistakes("kv_decode", X, chunks, w, NH),
+    )
 
 
 @check("the cache holds exactly the projected, head-split keys and values (B, nh, T, hs)", weight=2)
@@ -203,11 +278,17 @@ def test_cache_contents(student):
     handle, w = module(student, wseed=350)
     cache = student.new("KVCache", L)
     x = X[:, :5]
-    what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 5, 4), cache=KVCache({L}))"
+    what = (
+        f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 5, 4), cache=KVCache({L}))"
+    )
     with explained(student, what):
         got = handle(x, cast=F64, cache=cache)
-    expect_close(got, oracle.expected("multi_head_attention", x, w, NH), what=what + " (an empty cache)",
-                 mistakes=oracle.mistakes("multi_head_attention", x, w, NH))
+    expect_close(
+        got,
+        oracle.expected("multi_head_attention", x, w, NH),
+        what=what + " (an empty cache)",
+        mistakes=oracle.mistakes("multi_head_attention", x, w, NH),
+    )
     k0, v0 = fixed(2, NH, 1, D_OUT // NH, seed=351), fixed(2, NH, 1, D_OUT // NH, seed=352)
     probe = "then cache.append(k, v) with one more position, k and v of shape (2, 2, 1, 3)"
     try:
@@ -216,15 +297,21 @@ def test_cache_contents(student):
         if isinstance(exc, MissingName) or str(exc).startswith("your file could not be imported"):
             raise
         raw = _holds_raw_inputs(student, x)
-        fail(f"after {what}, {probe} raised: {exc}. The cache must hold what attention needs later: the projected "
-             "keys and values split into heads, (B, nh, T, hs)"
-             + (", not the inputs x: with them every step projects the whole sequence again" if raw else ""),
-             b.UNPROJECTED if raw else None)
+        fail(
+            f"after {what}, {probe} raised: {exc}. The cache must hold what attention needs later: the projected "
+            "keys and values split into heads, (B, nh, T, hs)"
+            + (", not the inputs x: with them every step projects the whole sequence again" if raw else ""),
+            b.UNPROJECTED if raw else None,
+        )
     for name, got, ref, new in (("keys", keys, "kv_cached_keys", k0), ("values", values, "kv_cached_values", v0)):
         want = oracle.expected(ref, x, w, NH)
         expect_shape(got, (2, NH, 6, D_OUT // NH), f"{probe}: {name} returned")
-        expect_close(got.t[..., :5, :], want, what=f"the cached {name} of x (the first 5 positions returned by "
-                                                   f"append), compared with x's projected, head-split {name}")
+        expect_close(
+            got.t[..., :5, :],
+            want,
+            what=f"the cached {name} of x (the first 5 positions returned by "
+            f"append), compared with x's projected, head-split {name}",
+        )
         expect_close(got.t[..., 5:, :], new, what=f"the appended {name} (the last position returned by append)")
 
 
@@ -240,8 +327,11 @@ def _holds_raw_inputs(student, x):
     return keys.shape == (2, 6, D_IN) and bool(torch.allclose(keys.t[:, :5].to(F64), x, atol=1e-6))
 
 
-@check("a decoding step's scores are (B, nh, T_new, T_cached + T_new), never T x T, and its operations do not grow "
-       "with the cached positions", weight=2)
+@check(
+    "a decoding step's scores are (B, nh, T_new, T_cached + T_new), never T x T, and its operations do not grow "
+    "with the cached positions",
+    weight=2,
+)
 def test_step_cost(student):
     L48 = 48
     x = fixed(2, L48, D_IN, seed=360, low=-2, high=2)
@@ -249,17 +339,27 @@ def test_step_cost(student):
     n_ops = {}
     for T_c in (8, 40):
         cache = student.new("KVCache", L48)
-        what = (f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L48}): a step with x (2, 1, 4) "
-                f"after {T_c} cached positions")
+        what = (
+            f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L48}): a step with x (2, 1, 4) "
+            f"after {T_c} cached positions"
+        )
         with explained(student, what):
             handle(x[:, :T_c], cast=F64, cache=cache)
             # the cache makes the call stateful: the reference must answer for the fresh inputs itself (a second
             # call would see one more cached position), so it is PyTorch's own attention, not a stored value
-            reply = handle(x[:, T_c:T_c + 1], cast=F64, cache=cache, full=True,
-                           record=lambda new, T_c=T_c: b.causal_forward(torch.cat([x[:, :T_c], new], 1), w, NH)[:, -1:])
-        expect_close_by_hand(reply, oracle.expected("kv_step", x[:, :T_c], x[:, T_c:T_c + 1], w, NH),
-                             what=what + ", compared with the last row of the full forward",
-                             mistakes=None)
+            reply = handle(
+                x[:, T_c : T_c + 1],
+                cast=F64,
+                cache=cache,
+                full=True,
+                record=lambda new, T_c=T_c: b.causal_forward(torch.cat([x[:, :T_c], new], 1), w, NH)[:, -1:],
+            )
+        expect_close_by_hand(
+            reply,
+            oracle.expected("kv_step", x[:, :T_c], x[:, T_c : T_c + 1], w, NH),
+            what=what + ", compared with the last row of the full forward",
+            mistakes=None,
+        )
         record = b.record_of(reply)
         largest, T = record.get("largest"), T_c + 1
         limit = 2 * max(NH * 1, D_OUT, D_IN) * L48  # (B, nh, 1, T) scores; keys and values up to max_len
@@ -267,16 +367,21 @@ def test_step_cost(student):
             fail(f"{what}: the autograder could not measure the tensors your step creates")
         elif largest > limit:
             full = largest >= 2 * NH * T * T
-            fail(f"{what} created a tensor of {largest} elements, more than the (B, nh, T_new, T_cached + T_new) = "
-                 f"(2, {NH}, 1, {T}) scores and the cached keys and values need (at most {limit}). A step projects "
-                 "only the new positions and compares their queries with every cached key: it never builds the "
-                 "(T, T) scores of the whole sequence" + (f"\n  this looks like a known mistake: {b.RECOMPUTES}"
-                                                          if full else ""), b.RECOMPUTES if full else None)
+            fail(
+                f"{what} created a tensor of {largest} elements, more than the (B, nh, T_new, T_cached + T_new) = "
+                f"(2, {NH}, 1, {T}) scores and the cached keys and values need (at most {limit}). A step projects "
+                "only the new positions and compares their queries with every cached key: it never builds the "
+                "(T, T) scores of the whole sequence"
+                + (f"\n  this looks like a known mistake: {b.RECOMPUTES}" if full else ""),
+                b.RECOMPUTES if full else None,
+            )
         n_ops[T_c] = record.get("n_ops")
     if not isinstance(n_ops[8], int) or not isinstance(n_ops[40], int) or n_ops[40] > n_ops[8]:
-        fail(f"a decoding step ran {n_ops[8]} tensor operations after 8 cached positions and {n_ops[40]} after 40: "
-             "its work must not grow with the cache. Append the new keys and values with one torch.cat and compare "
-             "the queries with all keys in one matrix product, not position by position")
+        fail(
+            f"a decoding step ran {n_ops[8]} tensor operations after 8 cached positions and {n_ops[40]} after 40: "
+            "its work must not grow with the cache. Append the new keys and values with one torch.cat and compare "
+            "the queries with all keys in one matrix product, not position by position"
+        )
 
 
 @check("reset() starts a new sequence at position 0")
@@ -288,9 +393,12 @@ def test_reset(student):
         handle(X[:, :5], cast=F64, cache=cache)
         cache.method("reset")
         got = handle(X[:, 5:8], cast=F64, cache=cache)
-    expect_close(got, oracle.expected("multi_head_attention", X[:, 5:8], w, NH),
-                 what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0",
-                 mistakes=oracle.mistakes("multi_head_attention", X[:, 5:8], w, NH))
+    expect_close(
+        got,
+        oracle.expected("multi_head_attention", X[:, 5:8], w, NH),
+        what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0",
+        mistakes=oracle.mistakes("multi_head_attention", X[:, 5:8], w, NH),
+    )
 
 
 @check("CachedMultiHeadAttention: input unchanged, non-contiguous input, dtype and device kept, with a cache")
@@ -298,20 +406,33 @@ def test_meta(student, device):
     handle, w = module(student, wseed=380, dtype=torch.float32)
     handle.to(device, torch.float32)
     cache = student.new("KVCache", L)
-    what = (f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 3, 4) non-contiguous "
-            f"float32 on {device}, cache)")
+    what = (
+        f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, 3, 4) non-contiguous "
+        f"float32 on {device}, cache)"
+    )
     with explained(student, what):
-        reply = handle(X[:, :3], to=device, cast=torch.float32, noncontig=True, cache=cache, full=True,
-                       return_inputs=True)
+        reply = handle(
+            X[:, :3], to=device, cast=torch.float32, noncontig=True, cache=cache, full=True, return_inputs=True
+        )
     expected = oracle.expected("multi_head_attention", X[:, :3], w, NH)
     expect_unchanged(reply, what, expected)
-    expect_meta(expect_shape(reply["value"], (2, 3, D_OUT), what), dtype=torch.float32, device=device, what=what,
-                expected=expected)
+    expect_meta(
+        expect_shape(reply["value"], (2, 3, D_OUT), what),
+        dtype=torch.float32,
+        device=device,
+        what=what,
+        expected=expected,
+    )
     what = f"then a step with x (2, 1, 4) float32 on {device}"
     with explained(student, what):
         got = handle(X[:, 3:4], to=device, cast=torch.float32, cache=cache)
-    expect_meta(expect_shape(got, (2, 1, D_OUT), what), dtype=torch.float32, device=device, what=what,
-                expected=oracle.expected("kv_step", X[:, :3], X[:, 3:4], w, NH))
+    expect_meta(
+        expect_shape(got, (2, 1, D_OUT), what),
+        dtype=torch.float32,
+        device=device,
+        what=what,
+        expected=oracle.expected("kv_step", X[:, :3], X[:, 3:4], w, NH),
+    )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
@@ -320,5 +441,9 @@ def test_precision(student):
     chunks = (3, 1, 1)
     what = "decoding x (2, 5, 4) float64 in chunks 3, 1, 1 with a cache"
     got = decode(student, handle, X[:, :5], chunks, student.new("KVCache", L), what)
-    expect_precise(got, oracle.expected("kv_decode", X[:, :5], chunks, w, NH), what=what,
-                   mistakes=oracle.mistakes("kv_decode", X[:, :5], chunks, w, NH))
+    expect_precise(
+        got,
+        oracle.expected("kv_decode", X[:, :5], chunks, w, NH),
+        what=what,
+        mistakes=oracle.mistakes("kv_decode", X[:, :5], chunks, w, NH),
+    )

@@ -6,8 +6,7 @@ computes nothing earns nothing here."""
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged)
+from autograder.checks import check, credited, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged
 from autograder.graders.inputs import fixed
 
 STAGE = "loop_average"
@@ -20,7 +19,9 @@ def _expected(x):
 
 @check("output has the input's shape")
 def test_shape(student):
-    got = expect_shape(student.call("causal_mean_loop", X, cast=torch.float32), X.shape, "causal_mean_loop(x (2, 5, 3))")
+    got = expect_shape(
+        student.call("causal_mean_loop", X, cast=torch.float32), X.shape, "causal_mean_loop(x (2, 5, 3))"
+    )
     credited(got, _expected(X), "causal_mean_loop(x (2, 5, 3))")
 
 
@@ -33,8 +34,7 @@ def test_values(student):
 @check("first step equals x[:, 0]")
 def test_first_step(student):
     got = expect_shape(student.call("causal_mean_loop", X, cast=torch.float32), X.shape, "causal_mean_loop(x)")
-    expect_close(got.t[:, 0], X[:, 0], what="out[:, 0] (the average of one step is that step)",
-                 dtype=torch.float32)
+    expect_close(got.t[:, 0], X[:, 0], what="out[:, 0] (the average of one step is that step)", dtype=torch.float32)
     credited(got, _expected(X), "causal_mean_loop(x)")
 
 
@@ -42,25 +42,37 @@ def test_first_step(student):
 def test_leading_dims(student):
     for shape in ((2, 3, 4, 2), (6, 3)):
         x = fixed(*shape, seed=11)
-        expect_close(student.call("causal_mean_loop", x, cast=torch.float64), _expected(x),
-                     what=f"causal_mean_loop(x {shape}): any number of leading dims, as the docstring says",
-                     mistakes=oracle.mistakes("causal_mean_loop", x))
+        expect_close(
+            student.call("causal_mean_loop", x, cast=torch.float64),
+            _expected(x),
+            what=f"causal_mean_loop(x {shape}): any number of leading dims, as the docstring says",
+            mistakes=oracle.mistakes("causal_mean_loop", x),
+        )
 
 
 @check("input unchanged")
 def test_input_unchanged(student):
-    expect_unchanged(student.call("causal_mean_loop", X, cast=torch.float32, full=True, return_inputs=True),
-                     "causal_mean_loop", _expected(X))
+    expect_unchanged(
+        student.call("causal_mean_loop", X, cast=torch.float32, full=True, return_inputs=True),
+        "causal_mean_loop",
+        _expected(X),
+    )
 
 
 @check("dtype and device follow the input")
 def test_dtype_device(student, device):
     for dtype in (torch.float32, torch.float64):
-        expect_meta(student.call("causal_mean_loop", X, cast=dtype, to=device), dtype=dtype, device=device,
-                    what=f"causal_mean_loop(x {str(dtype)[6:]} on {device})", expected=_expected(X))
+        expect_meta(
+            student.call("causal_mean_loop", X, cast=dtype, to=device),
+            dtype=dtype,
+            device=device,
+            what=f"causal_mean_loop(x {str(dtype)[6:]} on {device})",
+            expected=_expected(X),
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
-    expect_precise(student.call("causal_mean_loop", X, cast=torch.float64), _expected(X),
-                   what="causal_mean_loop(x float64)")
+    expect_precise(
+        student.call("causal_mean_loop", X, cast=torch.float64), _expected(X), what="causal_mean_loop(x float64)"
+    )

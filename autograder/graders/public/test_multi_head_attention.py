@@ -8,19 +8,29 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checks import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
-                                 fail)
+from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
-from autograder.graders.attention import (expect_causal, expect_close_by_hand, explained, grads_of, linear_weights,
-                                          new_module, own_weights_reference, perturb_from, require_by_hand,
-                                          sdpa)
+from autograder.graders.attention import (
+    expect_causal,
+    expect_close_by_hand,
+    explained,
+    grads_of,
+    linear_weights,
+    new_module,
+    own_weights_reference,
+    perturb_from,
+    require_by_hand,
+    sdpa,
+)
 from autograder.graders.inputs import fixed
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
 
 STAGE = "multi_head_attention"
 F64 = torch.float64
-HINT = ("Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias) and "
-        "self.out_proj = nn.Linear(d_out, d_out)")
+HINT = (
+    "Create self.W_query, self.W_key, self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias) and "
+    "self.out_proj = nn.Linear(d_out, d_out)"
+)
 XS = fixed(2, 5, 6, seed=101)  # (B, T, C) for split_heads
 HS = fixed(2, 3, 5, 2, seed=102)  # (B, nh, T, hs) for merge_heads
 X = fixed(2, 8, 4, seed=103, low=-2, high=2)  # (B, T = context_length, d_in)
@@ -32,21 +42,40 @@ def layers(d_in, d_out):
 
 def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, weights=None, dropout=0.0):
     """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding fixed weights; returns (handle, weights)."""
-    w = weights or linear_weights(layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias
-                                  else {"out_proj"}, seed=wseed)
-    handle = new_module(student, "MultiHeadAttention", d_in, d_out, nh, L, dropout=dropout, qkv_bias=bias, weights=w,
-                        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})", hint=HINT,
-                        dtype=dtype)
+    w = weights or linear_weights(
+        layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}, seed=wseed
+    )
+    handle = new_module(
+        student,
+        "MultiHeadAttention",
+        d_in,
+        d_out,
+        nh,
+        L,
+        dropout=dropout,
+        qkv_bias=bias,
+        weights=w,
+        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
+        hint=HINT,
+        dtype=dtype,
+    )
     return handle, w
 
 
 def heads_of(x, w, nh):
     """Queries, keys and values of every head, (B, nh, T, hs), by slicing the rows of each weight matrix."""
+
     def project(name):
         weight, bias = w[f"{name}.weight"], w.get(f"{name}.bias")
         hs = weight.shape[0] // nh
-        return torch.stack([F.linear(x, weight[h * hs:(h + 1) * hs], None if bias is None else
-                                     bias[h * hs:(h + 1) * hs]) for h in range(nh)], dim=1)
+        return torch.stack(
+            [
+                F.linear(x, weight[h * hs : (h + 1) * hs], None if bias is None else bias[h * hs : (h + 1) * hs])
+                for h in range(nh)
+            ],
+            dim=1,
+        )
+
     return project("W_query"), project("W_key"), project("W_value")
 
 
@@ -67,10 +96,15 @@ def torch_mha(x, w, nh):
 
 def mha_values(student, handle, w, x, nh, what, record=True):
     with explained(student, what):  # one recorded call per check: tracing and replaying it costs tens of ms
-        reply = handle(x, cast=F64, full=True,
-                       record=record and (lambda x: oracle.expected("multi_head_attention", x, w, nh)))
-    expect_close_by_hand(reply, oracle.expected("multi_head_attention", x, w, nh), what=what,
-                         mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+        reply = handle(
+            x, cast=F64, full=True, record=record and (lambda x: oracle.expected("multi_head_attention", x, w, nh))
+        )
+    expect_close_by_hand(
+        reply,
+        oracle.expected("multi_head_attention", x, w, nh),
+        what=what,
+        mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+    )
 
 
 # ───────────────────────────── split_heads / merge_heads ─────────────────────────────
@@ -82,8 +116,9 @@ def test_split(student):
         what = f"split_heads(x (2, 5, 6), {nh})"
         with explained(student, what):
             got = expect_shape(student.call("split_heads", XS, nh, cast=F64), (2, nh, 5, 6 // nh), what)
-        expect_close(got, oracle.expected("split_heads", XS, nh), what=what,
-                     mistakes=oracle.mistakes("split_heads", XS, nh))
+        expect_close(
+            got, oracle.expected("split_heads", XS, nh), what=what, mistakes=oracle.mistakes("split_heads", XS, nh)
+        )
 
 
 @check("merge_heads: (B, nh, T, hs) -> (B, T, nh * hs)", weight=2)
@@ -108,15 +143,18 @@ def test_round_trip(student):
 @check("split/merge: inputs unchanged, non-contiguous inputs, dtype and device kept")
 def test_split_merge_meta(student, device):
     for name, arg, args, shape, expected in (
-            ("split_heads", XS, (XS, 3), (2, 3, 5, 2), oracle.expected("split_heads", XS, 3)),
-            ("merge_heads", HS, (HS,), (2, 5, 6), oracle.expected("merge_heads", HS))):
+        ("split_heads", XS, (XS, 3), (2, 3, 5, 2), oracle.expected("split_heads", XS, 3)),
+        ("merge_heads", HS, (HS,), (2, 5, 6), oracle.expected("merge_heads", HS)),
+    ):
         what = f"{name}(x {tuple(arg.shape)}, non-contiguous float32 on {device})"
         with explained(student, what):
-            reply = student.call(name, *args, to=device, cast=torch.float32, noncontig=True, full=True,
-                                 return_inputs=True)
+            reply = student.call(
+                name, *args, to=device, cast=torch.float32, noncontig=True, full=True, return_inputs=True
+            )
         expect_unchanged(reply, name, expected, oracle.mistakes(name, *args))
-        expect_meta(expect_shape(reply["value"], shape, what), dtype=torch.float32, device=device, what=what,
-                    expected=expected)
+        expect_meta(
+            expect_shape(reply["value"], shape, what), dtype=torch.float32, device=device, what=what, expected=expected
+        )
         expect_close(reply["value"], expected, what=what, mistakes=oracle.mistakes(name, *args))
 
 
@@ -131,26 +169,38 @@ def test_value_error(student):
         raise
     except StudentCodeError as exc:
         if exc.error.get("type") != "ValueError":
-            fail(f"MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) raised {exc.error.get('type')}, expected a "
-                 "ValueError: `if d_out % n_heads != 0: raise ValueError(...)` (an assert can be switched off, and "
-                 "says nothing to the caller)", a.NO_VALUE_ERROR)
+            fail(
+                f"MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) raised {exc.error.get('type')}, expected a "
+                "ValueError: `if d_out % n_heads != 0: raise ValueError(...)` (an assert can be switched off, and "
+                "says nothing to the caller)",
+                a.NO_VALUE_ERROR,
+            )
     else:
-        fail("MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) was created without complaint, but 6 features cannot be "
-             "split into 4 equal heads: raise ValueError in __init__ when d_out % n_heads != 0, with a message "
-             "that shows both numbers", a.NO_VALUE_ERROR)
+        fail(
+            "MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) was created without complaint, but 6 features cannot be "
+            "split into 4 equal heads: raise ValueError in __init__ when d_out % n_heads != 0, with a message "
+            "that shows both numbers",
+            a.NO_VALUE_ERROR,
+        )
     student.new("MultiHeadAttention", 4, 6, 3, 8, seed=123)  # and a valid one is accepted
 
 
-@check("MultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj is nn.Linear(d_out, d_out), "
-       "an nn.Dropout, the mask a registered bool buffer", construction=True)
+@check(
+    "MultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj is nn.Linear(d_out, d_out), "
+    "an nn.Dropout, the mask a registered bool buffer",
+    construction=True,
+)
 def test_structure(student):
     for bias in (False, True):
         handle = student.new("MultiHeadAttention", 4, 6, 2, 8, qkv_bias=bias, seed=123)
-        a.expect_structure(handle.info, linears={"W_query": (4, 6, bias), "W_key": (4, 6, bias),
-                                                 "W_value": (4, 6, bias), "out_proj": (6, 6, True)},
-                           dropout=True, mask=8,
-                           what=f"MultiHeadAttention(4, 6, n_heads=2, context_length=8, qkv_bias={bias})",
-                           state=handle.state() if "mask" in handle.info.get("buffers", {}) else None)
+        a.expect_structure(
+            handle.info,
+            linears={"W_query": (4, 6, bias), "W_key": (4, 6, bias), "W_value": (4, 6, bias), "out_proj": (6, 6, True)},
+            dropout=True,
+            mask=8,
+            what=f"MultiHeadAttention(4, 6, n_heads=2, context_length=8, qkv_bias={bias})",
+            state=handle.state() if "mask" in handle.info.get("buffers", {}) else None,
+        )
 
 
 @check("MultiHeadAttention: values with the same weights (nh = 1 and nh > 1, T < context_length, bias)", weight=2)
@@ -158,8 +208,15 @@ def test_values(student):
     for nh, T, bias in ((1, 8, False), (3, 5, False), (2, 8, True)):
         handle, w = module(student, 4, 6, nh, bias=bias, wseed=105 + nh)
         x = X[:, :T].clone()
-        mha_values(student, handle, w, x, nh,
-                   f"MultiHeadAttention(4, 6, n_heads={nh}, context_length=8, qkv_bias={bias})(x (2, {T}, 4))", record=nh == 3)
+        mha_values(
+            student,
+            handle,
+            w,
+            x,
+            nh,
+            f"MultiHeadAttention(4, 6, n_heads={nh}, context_length=8, qkv_bias={bias})(x (2, {T}, 4))",
+            record=nh == 3,
+        )
 
 
 @check("MultiHeadAttention: each head equals single-head causal attention on its slice", weight=2)
@@ -176,10 +233,13 @@ def test_each_head(student):
     q, k, v = heads_of(X, w, nh)
     wrong = oracle.mistakes("multi_head_attention", X, w, nh)
     for h in range(nh):
-        expect_close(got[..., h * hs:(h + 1) * hs], oracle.expected("causal_attention", q[:, h], k[:, h], v[:, h]),
-                     what=f"{what}: features {h * hs}..{(h + 1) * hs - 1} (head {h}) should be causal attention of "
-                          f"head {h}'s own queries, keys and values (rows {h * hs}..{(h + 1) * hs - 1} of each W)",
-                     mistakes={n: o[..., h * hs:(h + 1) * hs] for n, o in wrong.items()})
+        expect_close(
+            got[..., h * hs : (h + 1) * hs],
+            oracle.expected("causal_attention", q[:, h], k[:, h], v[:, h]),
+            what=f"{what}: features {h * hs}..{(h + 1) * hs - 1} (head {h}) should be causal attention of "
+            f"head {h}'s own queries, keys and values (rows {h * hs}..{(h + 1) * hs - 1} of each W)",
+            mistakes={n: o[..., h * hs : (h + 1) * hs] for n, o in wrong.items()},
+        )
 
 
 @check("MultiHeadAttention: every head matches scaled_dot_product_attention")
@@ -192,8 +252,12 @@ def test_sdpa_per_head(student):
     what = "MultiHeadAttention(4, 8, n_heads=4, context_length=8, qkv_bias=True)(x (2, 8, 4))"
     with explained(student, what):
         reply = handle(X, cast=F64, record=lambda x: oracle.expected("multi_head_attention", x, w, nh), full=True)
-    expect_close_by_hand(reply, expected, what=what + ", compared with F.scaled_dot_product_attention on each head",
-                         mistakes=oracle.mistakes("multi_head_attention", X, w, nh))
+    expect_close_by_hand(
+        reply,
+        expected,
+        what=what + ", compared with F.scaled_dot_product_attention on each head",
+        mistakes=oracle.mistakes("multi_head_attention", X, w, nh),
+    )
 
 
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention with the same weights and a causal mask", weight=2)
@@ -204,12 +268,17 @@ def test_torch_mha(student):
         what = f"MultiHeadAttention(6, 6, n_heads={nh}, context_length=8, qkv_bias={bias})(x (2, 7, 6))"
         with explained(student, what):
             reply = handle(x, cast=F64, record=nh == 2 and (lambda x, w=w, nh=nh: torch_mha(x, w, nh)), full=True)
-        expect_close_by_hand(reply, torch_mha(x, w, nh), what=what + ", compared with nn.MultiheadAttention",
-                             mistakes=oracle.mistakes("multi_head_attention", x, w, nh))
+        expect_close_by_hand(
+            reply,
+            torch_mha(x, w, nh),
+            what=what + ", compared with nn.MultiheadAttention",
+            mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+        )
 
 
-@check("written by hand: no nn.MultiheadAttention, multi_head_attention_forward or scaled_dot_product_attention",
-       weight=3)
+@check(
+    "written by hand: no nn.MultiheadAttention, multi_head_attention_forward or scaled_dot_product_attention", weight=3
+)
 def test_by_hand(student):
     # the module's own weights, not loaded ones: a module holding nn.MultiheadAttention could not load them
     handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
@@ -227,8 +296,11 @@ def test_gradients(student):
     with explained(student, what):
         grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
     for name in w:
-        expect_close(grads[name], oracle.expected("multi_head_attention_grad", name, X, up, w, 2),
-                     what=f"{what}: gradient of {name}")
+        expect_close(
+            grads[name],
+            oracle.expected("multi_head_attention_grad", name, X, up, w, 2),
+            what=f"{what}: gradient of {name}",
+        )
 
 
 @check("MultiHeadAttention: changing a future step of x never changes an earlier output")
@@ -238,8 +310,15 @@ def test_causality(student):
     with explained(student, what):
         base = handle(X, cast=F64)
         after = handle(perturb_from(X, 4, seed=119), cast=F64)
-    expect_causal(base, after, 4, what=what, changed_what="x", expected=oracle.expected("multi_head_attention", X, w, 2),
-                  mistakes=oracle.mistakes("multi_head_attention", X, w, 2))
+    expect_causal(
+        base,
+        after,
+        4,
+        what=what,
+        changed_what="x",
+        expected=oracle.expected("multi_head_attention", X, w, 2),
+        mistakes=oracle.mistakes("multi_head_attention", X, w, 2),
+    )
 
 
 @check("MultiHeadAttention: input unchanged, dtype and device kept")
@@ -252,8 +331,9 @@ def test_meta(student, device):
         with explained(student, what):
             reply = handle(X[:, :6], to=device, cast=dtype, full=True, return_inputs=True)
         expect_unchanged(reply, what, expected)
-        expect_meta(expect_shape(reply["value"], (2, 6, 6), what), dtype=dtype, device=device, what=what,
-                    expected=expected)
+        expect_meta(
+            expect_shape(reply["value"], (2, 6, 6), what), dtype=dtype, device=device, what=what, expected=expected
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")

@@ -8,8 +8,7 @@ here: these expected values are stored for student releases.
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged,
-                                 fail)
+from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv
 from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
@@ -29,15 +28,25 @@ def params_weights(d_in, d_out, wseed):
 def params_module(student, d_in, d_out, weights, dtype=F64):
     """SelfAttentionParams(d_in, d_out) in float64 holding ``weights``."""
     what = f"SelfAttentionParams({d_in}, {d_out})"
-    handle = new_module(student, "SelfAttentionParams", d_in, d_out, weights=weights,
-                        what=what, hint=PARAMS_HINT, dtype=dtype)
+    handle = new_module(
+        student, "SelfAttentionParams", d_in, d_out, weights=weights, what=what, hint=PARAMS_HINT, dtype=dtype
+    )
     return handle
 
 
 def linear_module(student, d_in, d_out, qkv_bias, weights, dtype=F64):
     what = f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={qkv_bias})"
-    handle = new_module(student, "SelfAttentionLinear", d_in, d_out, qkv_bias=qkv_bias, weights=weights,
-                        what=what, hint=LINEAR_HINT, dtype=dtype)
+    handle = new_module(
+        student,
+        "SelfAttentionLinear",
+        d_in,
+        d_out,
+        qkv_bias=qkv_bias,
+        weights=weights,
+        what=what,
+        hint=LINEAR_HINT,
+        dtype=dtype,
+    )
     return handle
 
 
@@ -53,12 +62,16 @@ def test_params_structure(student):
     params = info.get("params", {})
     for name in NAMES:
         if name not in params:
-            fail(f"SelfAttentionParams(4, 3) has no parameter {name!r} (its parameters: "
-                 f"{', '.join(sorted(params)) or 'none'}). {PARAMS_HINT}: a tensor that is not wrapped in "
-                 "nn.Parameter is not trained and not listed by module.parameters()")
+            fail(
+                f"SelfAttentionParams(4, 3) has no parameter {name!r} (its parameters: "
+                f"{', '.join(sorted(params)) or 'none'}). {PARAMS_HINT}: a tensor that is not wrapped in "
+                "nn.Parameter is not trained and not listed by module.parameters()"
+            )
         if params[name]["shape"] != [4, 3]:
-            fail(f"SelfAttentionParams(4, 3).{name} has shape {tuple(params[name]['shape'])}, expected (4, 3) = "
-                 "(d_in, d_out), so that x (..., T, d_in) @ W gives (..., T, d_out)")
+            fail(
+                f"SelfAttentionParams(4, 3).{name} has shape {tuple(params[name]['shape'])}, expected (4, 3) = "
+                "(d_in, d_out), so that x (..., T, d_in) @ W gives (..., T, d_out)"
+            )
         if not params[name]["requires_grad"]:
             fail(f"SelfAttentionParams(4, 3).{name} does not require grad: keep the default requires_grad=True")
 
@@ -77,12 +90,18 @@ def test_params_creation_order(student):
     for i, name in enumerate(NAMES):
         j = next((j for j, d in enumerate(draws) if tuple(got[i].shape) == (4, 3) and torch.equal(got[i], d)), None)
         if j is not None and j != i:
-            fail(f"after torch.manual_seed(123), {name} holds the {('first', 'second', 'third')[j]} torch.rand draw "
-                 f"but should hold the {('first', 'second', 'third')[i]}: create W_query, then W_key, then W_value, "
-                 "so that the module reproduces the numbers of the notebooks", a.WRONG_ORDER)
-    fail("after torch.manual_seed(123), the weights are not the values torch.rand(d_in, d_out) draws "
-         f"(W_query starts {got[0].reshape(-1)[:3].tolist()}, expected {draws[0].reshape(-1)[:3].tolist()}). "
-         f"{PARAMS_HINT}, and draw nothing else before them", a.NOT_RAND)
+            fail(
+                f"after torch.manual_seed(123), {name} holds the {('first', 'second', 'third')[j]} torch.rand draw "
+                f"but should hold the {('first', 'second', 'third')[i]}: create W_query, then W_key, then W_value, "
+                "so that the module reproduces the numbers of the notebooks",
+                a.WRONG_ORDER,
+            )
+    fail(
+        "after torch.manual_seed(123), the weights are not the values torch.rand(d_in, d_out) draws "
+        f"(W_query starts {got[0].reshape(-1)[:3].tolist()}, expected {draws[0].reshape(-1)[:3].tolist()}). "
+        f"{PARAMS_HINT}, and draw nothing else before them",
+        a.NOT_RAND,
+    )
 
 
 @check("SelfAttentionParams: the notebooks' table (manual_seed(123), row 2 = [0.3061, 0.8210])", weight=2)
@@ -100,10 +119,14 @@ def test_seed_table(student):
     if all(n in state for n in NAMES):
         got_w = [state[n].t.to(F64) for n in NAMES]
         same = all(tuple(g.shape) == (3, 2) and torch.allclose(g, d) for g, d in zip(got_w, draws))
-        if not same and sorted(tuple(round(v, 6) for v in g.reshape(-1).tolist()) for g in got_w) == \
-                sorted(tuple(round(v, 6) for v in d.reshape(-1).tolist()) for d in draws):
-            mistake, why = a.WRONG_ORDER, " The weights hold the right random numbers in the wrong order: create " \
-                                          "W_query, then W_key, then W_value."
+        if not same and sorted(tuple(round(v, 6) for v in g.reshape(-1).tolist()) for g in got_w) == sorted(
+            tuple(round(v, 6) for v in d.reshape(-1).tolist()) for d in draws
+        ):
+            mistake, why = (
+                a.WRONG_ORDER,
+                " The weights hold the right random numbers in the wrong order: create "
+                "W_query, then W_key, then W_value.",
+            )
         elif same:
             wrong = oracle.mistakes("self_attention_params", JOURNEY, dict(zip(NAMES, draws)))
             for name, out in wrong.items():
@@ -112,8 +135,10 @@ def test_seed_table(student):
                     break
             else:
                 why = " The weights are right, so the forward pass differs."
-    fail(f"{what}: row 2 (index 1) is {[round(v, 4) for v in row.tolist()]}, the notebooks print "
-         f"[0.3061, 0.8210].{why}", mistake)
+    fail(
+        f"{what}: row 2 (index 1) is {[round(v, 4) for v in row.tolist()]}, the notebooks print [0.3061, 0.8210].{why}",
+        mistake,
+    )
 
 
 @check("SelfAttentionParams: values against the reference with the same weights", weight=2)
@@ -123,16 +148,24 @@ def test_params_values(student):
     what = "SelfAttentionParams(4, 3)(x (2, 5, 4))"
     with explained(student, what):
         got = handle(X, cast=F64)
-    expect_close(got, oracle.expected("self_attention_params", X, w), what=what,
-                 mistakes=oracle.mistakes("self_attention_params", X, w))
+    expect_close(
+        got,
+        oracle.expected("self_attention_params", X, w),
+        what=what,
+        mistakes=oracle.mistakes("self_attention_params", X, w),
+    )
 
 
-@check("SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias", construction=True)
+@check(
+    "SelfAttentionLinear: W_query, W_key, W_value are nn.Linear(d_in, d_out), with a bias only when qkv_bias",
+    construction=True,
+)
 def test_linear_structure(student):
     for bias in (False, True):
         info = student.new("SelfAttentionLinear", 4, 3, qkv_bias=bias, seed=123).info
-        a.expect_structure(info, linears={n: (4, 3, bias) for n in NAMES},
-                           what=f"SelfAttentionLinear(4, 3, qkv_bias={bias})")
+        a.expect_structure(
+            info, linears={n: (4, 3, bias) for n in NAMES}, what=f"SelfAttentionLinear(4, 3, qkv_bias={bias})"
+        )
 
 
 @check("SelfAttentionLinear: values against the reference (qkv_bias False and True)", weight=2)
@@ -143,8 +176,12 @@ def test_linear_values(student):
         what = f"SelfAttentionLinear(4, {d_out}, qkv_bias={bias})(x (2, 5, 4))"
         with explained(student, what):
             got = handle(X, cast=F64)
-        expect_close(got, oracle.expected("self_attention_linear", X, w), what=what,
-                     mistakes=oracle.mistakes("self_attention_linear", X, w))
+        expect_close(
+            got,
+            oracle.expected("self_attention_linear", X, w),
+            what=what,
+            mistakes=oracle.mistakes("self_attention_linear", X, w),
+        )
 
 
 @check("scores scaled by 1/sqrt(d_out), no mask")
@@ -156,9 +193,13 @@ def test_scale_and_no_mask(student):
     what = "SelfAttentionParams(9, 2)(x (2, 6, 9))"
     with explained(student, what):
         got = handle(x, cast=F64)
-    expect_close(got, oracle.expected("self_attention_params", x, w), what=what + ": divide the scores by "
-                 "sqrt(d_out) = sqrt(2), the size of a key, and let every step attend to every step",
-                 mistakes=oracle.mistakes("self_attention_params", x, w))
+    expect_close(
+        got,
+        oracle.expected("self_attention_params", x, w),
+        what=what + ": divide the scores by "
+        "sqrt(d_out) = sqrt(2), the size of a key, and let every step attend to every step",
+        mistakes=oracle.mistakes("self_attention_params", x, w),
+    )
 
 
 @check("gradients reach W_query, W_key and W_value and equal the reference", weight=2)
@@ -170,16 +211,22 @@ def test_gradients(student):
     with explained(student, what):
         grads = grads_of(handle(X, cast=F64, upstream=up, full=True), NAMES, what)
     for name in NAMES:
-        expect_close(grads[name], oracle.expected("self_attention_params_grad", name, X, up, w),
-                     what=f"{what}: gradient of {name}")
+        expect_close(
+            grads[name],
+            oracle.expected("self_attention_params_grad", name, X, up, w),
+            what=f"{what}: gradient of {name}",
+        )
     w = linear_weights(qkv(4, 3), bias=True, seed=68)
     handle = linear_module(student, 4, 3, True, w)
     what = "SelfAttentionLinear(4, 3, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
         grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
     for name in w:
-        expect_close(grads[name], oracle.expected("self_attention_linear_grad", name, X, up, w),
-                     what=f"{what}: gradient of {name}")
+        expect_close(
+            grads[name],
+            oracle.expected("self_attention_linear_grad", name, X, up, w),
+            what=f"{what}: gradient of {name}",
+        )
 
 
 @check("one sequence (T, d_in) and extra leading dims (..., T, d_in)")
@@ -191,8 +238,12 @@ def test_leading_dims(student):
         what = f"SelfAttentionParams(4, 3)(x {shape})"
         with explained(student, what):
             got = expect_shape(handle(x, cast=F64), shape[:-1] + (3,), what)
-        expect_close(got, oracle.expected("self_attention_params", x, w), what=what,
-                     mistakes=oracle.mistakes("self_attention_params", x, w))
+        expect_close(
+            got,
+            oracle.expected("self_attention_params", x, w),
+            what=what,
+            mistakes=oracle.mistakes("self_attention_params", x, w),
+        )
 
 
 @check("input unchanged, dtype and device kept")
@@ -200,8 +251,9 @@ def test_meta(student, device):
     dtypes = (torch.float32,) if device == "mps" else (torch.float32, F64)
     w_params, w_linear = params_weights(4, 3, wseed=96), linear_weights(qkv(4, 3), bias=False, seed=97)
     for cls, handle, key, w in (
-            ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
-            ("SelfAttentionLinear", linear_module(student, 4, 3, False, w_linear), "self_attention_linear", w_linear)):
+        ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
+        ("SelfAttentionLinear", linear_module(student, 4, 3, False, w_linear), "self_attention_linear", w_linear),
+    ):
         expected = oracle.expected(key, X, w)
         for dtype in dtypes:
             handle.to(device, dtype)
@@ -217,8 +269,9 @@ def test_meta(student, device):
 def test_precision(student):
     w_params, w_linear = params_weights(4, 3, wseed=98), linear_weights(qkv(4, 3), bias=True, seed=99)
     for cls, handle, key, w in (
-            ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
-            ("SelfAttentionLinear", linear_module(student, 4, 3, True, w_linear), "self_attention_linear", w_linear)):
+        ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
+        ("SelfAttentionLinear", linear_module(student, 4, 3, True, w_linear), "self_attention_linear", w_linear),
+    ):
         what = f"{cls}(4, 3) in float64 (x float64)"
         with explained(student, what):
             got = handle(X, cast=F64)

@@ -3,8 +3,19 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, credited, diagnose, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged, fail, heatmaps, tolerance)
+from autograder.checks import (
+    check,
+    credited,
+    diagnose,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+    heatmaps,
+    tolerance,
+)
 from autograder.graders.inputs import fixed
 
 STAGE = "softmax_average"
@@ -34,9 +45,11 @@ def test_mask_dtype(student):
     got = _mask(student, 4)
     _right_mask(got, 4)
     if got.dtype != "bool":
-        fail(f"causal_mask(4) returned dtype {got.dtype}; a mask should be torch.bool (True = may look). "
-             "masked_fill and ~ expect booleans: ~ on a float tensor is an error, and on integers it is a bitwise "
-             "not (~1 is -2, ~0 is -1), not False and True. Create it with dtype=torch.bool.")
+        fail(
+            f"causal_mask(4) returned dtype {got.dtype}; a mask should be torch.bool (True = may look). "
+            "masked_fill and ~ expect booleans: ~ on a float tensor is an error, and on integers it is a bitwise "
+            "not (~1 is -2, ~0 is -1), not False and True. Create it with dtype=torch.bool."
+        )
 
 
 @check("mask: True exactly where s <= t", weight=2)
@@ -48,11 +61,19 @@ def test_mask_pattern(student):
         got = _mask(student, T).t.to(torch.bool)
         if torch.equal(got, want):
             continue
-        mistake = diagnose(got.to(torch.float64), {k: v.to(torch.float64) for k, v in known.items()}, 0, 0,
-                           expected=want.to(torch.float64))
+        mistake = diagnose(
+            got.to(torch.float64),
+            {k: v.to(torch.float64) for k, v in known.items()},
+            0,
+            0,
+            expected=want.to(torch.float64),
+        )
         w = max(2 * T - 1, 8)
-        lines = [f"causal_mask({T}) has the wrong pattern. Row t is the step that looks, column s the step "
-                 "looked at; True (1) where s <= t:", f"  {'expected':<{w}}   got"]
+        lines = [
+            f"causal_mask({T}) has the wrong pattern. Row t is the step that looks, column s the step "
+            "looked at; True (1) where s <= t:",
+            f"  {'expected':<{w}}   got",
+        ]
         lines += [f"  {e:<{w}}   {g}" for e, g in zip(_picture(want), _picture(got))]
         if mistake:
             lines.append(f"  this looks like a known mistake: {mistake}")
@@ -61,63 +82,88 @@ def test_mask_pattern(student):
 
 @check("mask: device argument honoured")
 def test_mask_device(student, device):
-    got = expect_meta(student.call("causal_mask", 3, device=device), device=device,
-                      what=f"causal_mask(3, device={device!r})")
+    got = expect_meta(
+        student.call("causal_mask", 3, device=device), device=device, what=f"causal_mask(3, device={device!r})"
+    )
     _right_mask(expect_shape(got, (3, 3), "causal_mask(3)"), 3)
 
 
 @check("weights: equal the stage 2 running-mean weights", weight=2)
 def test_weights_values(student):
     for T in (4, 7, 1):
-        got = expect_shape(student.call("masked_uniform_weights", T, dtype=torch.float64), (T, T),
-                           f"masked_uniform_weights({T}, dtype=float64)")
-        expect_close(got, oracle.expected("causal_mean_weights", T),
-                     what=f"masked_uniform_weights({T}) vs causal_mean_weights({T})",
-                     mistakes=oracle.mistakes("masked_uniform_weights", T))
+        got = expect_shape(
+            student.call("masked_uniform_weights", T, dtype=torch.float64),
+            (T, T),
+            f"masked_uniform_weights({T}, dtype=float64)",
+        )
+        expect_close(
+            got,
+            oracle.expected("causal_mean_weights", T),
+            what=f"masked_uniform_weights({T}) vs causal_mean_weights({T})",
+            mistakes=oracle.mistakes("masked_uniform_weights", T),
+        )
 
 
 @check("weights: no NaN")
 def test_weights_no_nan(student):
     for T in (6, 1):
         want, known = oracle.expected("causal_mean_weights", T), oracle.mistakes("masked_uniform_weights", T)
-        got = expect_shape(student.call("masked_uniform_weights", T, dtype=torch.float32), (T, T),
-                           f"masked_uniform_weights({T})")
+        got = expect_shape(
+            student.call("masked_uniform_weights", T, dtype=torch.float32), (T, T), f"masked_uniform_weights({T})"
+        )
         bad = torch.isnan(got.t)
         if bool(bad.any()):
             row = int(bad.nonzero()[0][0])
             mistake = diagnose(got.t, known, *tolerance(got.dtype), expected=want)
-            fail(f"masked_uniform_weights({T}) has NaN in row {row}. A row whose scores are all -inf becomes "
-                 "0 / 0 = NaN after softmax, so -inf landed on steps that must stay visible. masked_fill writes "
-                 "where the mask is True: give it the future (~mask), and keep the diagonal visible."
-                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake,
-                 heatmaps(want, got, f"masked_uniform_weights({T})"))
+            fail(
+                f"masked_uniform_weights({T}) has NaN in row {row}. A row whose scores are all -inf becomes "
+                "0 / 0 = NaN after softmax, so -inf landed on steps that must stay visible. masked_fill writes "
+                "where the mask is True: give it the future (~mask), and keep the diagonal visible."
+                + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+                mistake,
+                heatmaps(want, got, f"masked_uniform_weights({T})"),
+            )
         credited(got, want, f"masked_uniform_weights({T})", known)
 
 
 @check("weights: rows sum to 1")
 def test_weights_rows(student):
-    got = expect_shape(student.call("masked_uniform_weights", 6, dtype=torch.float64), (6, 6),
-                       "masked_uniform_weights(6)")
+    got = expect_shape(
+        student.call("masked_uniform_weights", 6, dtype=torch.float64), (6, 6), "masked_uniform_weights(6)"
+    )
     sums = {name: w.sum(-1) for name, w in oracle.mistakes("masked_uniform_weights", 6).items()}
-    expect_close(got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of masked_uniform_weights(6)",
-                 mistakes=sums)
-    credited(got, oracle.expected("causal_mean_weights", 6), "masked_uniform_weights(6)",
-             oracle.mistakes("masked_uniform_weights", 6))
+    expect_close(
+        got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of masked_uniform_weights(6)", mistakes=sums
+    )
+    credited(
+        got,
+        oracle.expected("causal_mean_weights", 6),
+        "masked_uniform_weights(6)",
+        oracle.mistakes("masked_uniform_weights", 6),
+    )
 
 
 @check("weights: dtype and device arguments honoured")
 def test_weights_meta(student, device):
     for dtype in dtypes_on(device):
-        expect_meta(student.call("masked_uniform_weights", 3, device=device, dtype=dtype), dtype=dtype,
-                    device=device, what=f"masked_uniform_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
-                    expected=oracle.expected("causal_mean_weights", 3))
+        expect_meta(
+            student.call("masked_uniform_weights", 3, device=device, dtype=dtype),
+            dtype=dtype,
+            device=device,
+            what=f"masked_uniform_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
+            expected=oracle.expected("causal_mean_weights", 3),
+        )
 
 
 @check("average: equals the loop average (stages 1-3 agree)", weight=2)
 def test_average_values(student):
     got = student.call("causal_mean_softmax", X, cast=torch.float64)
-    expect_close(got, oracle.expected("causal_mean_loop", X), what="causal_mean_softmax(x) vs causal_mean_loop(x)",
-                 mistakes=oracle.mistakes("causal_mean_softmax", X))
+    expect_close(
+        got,
+        oracle.expected("causal_mean_loop", X),
+        what="causal_mean_softmax(x) vs causal_mean_loop(x)",
+        mistakes=oracle.mistakes("causal_mean_softmax", X),
+    )
 
 
 @check("average: input unchanged, dtype and device kept")
@@ -125,14 +171,24 @@ def test_average_meta(student, device):
     for dtype in dtypes_on(device):
         reply = student.call("causal_mean_softmax", X, cast=dtype, to=device, full=True, return_inputs=True)
         expect_unchanged(reply, "causal_mean_softmax", oracle.expected("causal_mean_loop", X))
-        expect_meta(reply["value"], dtype=dtype, device=device,
-                    what=f"causal_mean_softmax(x {str(dtype)[6:]} on {device})",
-                    expected=oracle.expected("causal_mean_loop", X))
+        expect_meta(
+            reply["value"],
+            dtype=dtype,
+            device=device,
+            what=f"causal_mean_softmax(x {str(dtype)[6:]} on {device})",
+            expected=oracle.expected("causal_mean_loop", X),
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
-    expect_precise(student.call("masked_uniform_weights", 7, dtype=torch.float64),
-                   oracle.expected("causal_mean_weights", 7), what="masked_uniform_weights(7, dtype=float64)")
-    expect_precise(student.call("causal_mean_softmax", X, cast=torch.float64), oracle.expected("causal_mean_loop", X),
-                   what="causal_mean_softmax(x float64)")
+    expect_precise(
+        student.call("masked_uniform_weights", 7, dtype=torch.float64),
+        oracle.expected("causal_mean_weights", 7),
+        what="masked_uniform_weights(7, dtype=float64)",
+    )
+    expect_precise(
+        student.call("causal_mean_softmax", X, cast=torch.float64),
+        oracle.expected("causal_mean_loop", X),
+        what="causal_mean_softmax(x float64)",
+    )

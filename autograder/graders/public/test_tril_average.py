@@ -3,8 +3,16 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, credited, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged, fail)
+from autograder.checks import (
+    check,
+    credited,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+)
 from autograder.graders.inputs import fixed
 
 STAGE = "tril_average"
@@ -14,20 +22,32 @@ X = fixed(2, 6, 3, seed=2)
 @check("weights: shape (T, T) and values", weight=2)
 def test_weights(student):
     for T in (1, 4, 7):
-        got = expect_shape(student.call("causal_mean_weights", T, dtype=torch.float64), (T, T),
-                           f"causal_mean_weights({T}, dtype=float64)")
-        expect_close(got, oracle.expected("causal_mean_weights", T), what=f"causal_mean_weights({T})",
-                     mistakes=oracle.mistakes("causal_mean_weights", T))
+        got = expect_shape(
+            student.call("causal_mean_weights", T, dtype=torch.float64),
+            (T, T),
+            f"causal_mean_weights({T}, dtype=float64)",
+        )
+        expect_close(
+            got,
+            oracle.expected("causal_mean_weights", T),
+            what=f"causal_mean_weights({T})",
+            mistakes=oracle.mistakes("causal_mean_weights", T),
+        )
 
 
 @check("weights: rows sum to 1")
 def test_rows_sum_to_one(student):
     got = expect_shape(student.call("causal_mean_weights", 6, dtype=torch.float64), (6, 6), "causal_mean_weights(6)")
     sums = {name: w.sum(-1) for name, w in oracle.mistakes("causal_mean_weights", 6).items()}
-    expect_close(got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of causal_mean_weights(6)",
-                 mistakes=sums)
-    credited(got, oracle.expected("causal_mean_weights", 6), "causal_mean_weights(6)",
-             oracle.mistakes("causal_mean_weights", 6))
+    expect_close(
+        got.t.sum(-1), torch.ones(6, dtype=torch.float64), what="row sums of causal_mean_weights(6)", mistakes=sums
+    )
+    credited(
+        got,
+        oracle.expected("causal_mean_weights", 6),
+        "causal_mean_weights(6)",
+        oracle.mistakes("causal_mean_weights", 6),
+    )
 
 
 @check("weights: upper triangle exactly 0")
@@ -36,26 +56,40 @@ def test_upper_zero(student):
     upper = torch.triu(got.t.to(torch.float64), diagonal=1)
     if bool((upper != 0).any()):
         r, c = (upper != 0).nonzero()[0].tolist()
-        fail(f"causal_mean_weights(5)[{r}, {c}] = {float(upper[r, c]):.4g}, but step {r} must not see step {c} "
-             "(the future): everything above the diagonal must be exactly 0",
-             mistake="upper instead of lower triangle (torch.triu)" if bool(torch.tril(got.t, -1).eq(0).all()) else None)
-    credited(got, oracle.expected("causal_mean_weights", 5), "causal_mean_weights(5)",
-             oracle.mistakes("causal_mean_weights", 5))
+        fail(
+            f"causal_mean_weights(5)[{r}, {c}] = {float(upper[r, c]):.4g}, but step {r} must not see step {c} "
+            "(the future): everything above the diagonal must be exactly 0",
+            mistake="upper instead of lower triangle (torch.triu)" if bool(torch.tril(got.t, -1).eq(0).all()) else None,
+        )
+    credited(
+        got,
+        oracle.expected("causal_mean_weights", 5),
+        "causal_mean_weights(5)",
+        oracle.mistakes("causal_mean_weights", 5),
+    )
 
 
 @check("weights: dtype and device arguments are honoured")
 def test_weights_meta(student, device):
     for dtype in (torch.float32, torch.float64):
-        expect_meta(student.call("causal_mean_weights", 3, device=device, dtype=dtype), dtype=dtype, device=device,
-                    what=f"causal_mean_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
-                    expected=oracle.expected("causal_mean_weights", 3))
+        expect_meta(
+            student.call("causal_mean_weights", 3, device=device, dtype=dtype),
+            dtype=dtype,
+            device=device,
+            what=f"causal_mean_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
+            expected=oracle.expected("causal_mean_weights", 3),
+        )
 
 
 @check("matmul: equals the loop average (tril equivalence)", weight=2)
 def test_matmul_values(student):
     got = student.call("causal_mean_matmul", X, cast=torch.float64)
-    expect_close(got, oracle.expected("causal_mean_loop", X), what="causal_mean_matmul(x) vs causal_mean_loop(x)",
-                 mistakes=oracle.mistakes("causal_mean_matmul", X))
+    expect_close(
+        got,
+        oracle.expected("causal_mean_loop", X),
+        what="causal_mean_matmul(x) vs causal_mean_loop(x)",
+        mistakes=oracle.mistakes("causal_mean_matmul", X),
+    )
 
 
 @check("matmul: the number of tensor operations does not grow with T", weight=2)
@@ -63,35 +97,57 @@ def test_vectorised(student):
     counts = {}
     for T in (4, 16):
         x = fixed(2, T, 3, seed=T)
-        reply = student.call("causal_mean_matmul", x, cast=torch.float32, full=True,
-                             record=lambda x: oracle.expected("causal_mean_loop", x))
+        reply = student.call(
+            "causal_mean_matmul",
+            x,
+            cast=torch.float32,
+            full=True,
+            record=lambda x: oracle.expected("causal_mean_loop", x),
+        )
         expect_close(reply["value"], oracle.expected("causal_mean_loop", x), what=f"causal_mean_matmul(x (2, {T}, 3))")
         record = reply.get("record") or {}
         counts[T] = record.get("n_ops")
         if counts[T] is None:
-            why = next((n[len("unverifiable: "):] for n in record.get("forbidden", []) if n.startswith("unverifiable: ")),
-                       "no graph of the call")
-            fail(f"the autograder could not verify which tensor operations causal_mean_matmul ran for T={T}: {why}. "
-                 "It traces your call and replays the operations, which must give your answer, also on other "
-                 "inputs; compute with torch operations only (no numpy, no .item(), no Python numbers taken out "
-                 "of tensors) so that vectorisation can be checked")
+            why = next(
+                (n[len("unverifiable: ") :] for n in record.get("forbidden", []) if n.startswith("unverifiable: ")),
+                "no graph of the call",
+            )
+            fail(
+                f"the autograder could not verify which tensor operations causal_mean_matmul ran for T={T}: {why}. "
+                "It traces your call and replays the operations, which must give your answer, also on other "
+                "inputs; compute with torch operations only (no numpy, no .item(), no Python numbers taken out "
+                "of tensors) so that vectorisation can be checked"
+            )
     if counts[16] > counts[4]:
-        fail(f"causal_mean_matmul ran {counts[4]} tensor operations for T=4 but {counts[16]} for T=16: "
-             "there is still a Python loop over time or batch. Build the (T, T) weights once and use one @.",
-             mistake="Python loop instead of one matrix product")
+        fail(
+            f"causal_mean_matmul ran {counts[4]} tensor operations for T=4 but {counts[16]} for T=16: "
+            "there is still a Python loop over time or batch. Build the (T, T) weights once and use one @.",
+            mistake="Python loop instead of one matrix product",
+        )
 
 
 @check("matmul: input unchanged, dtype and device kept")
 def test_matmul_meta(student, device):
     reply = student.call("causal_mean_matmul", X, cast=torch.float32, to=device, full=True, return_inputs=True)
     expect_unchanged(reply, "causal_mean_matmul", oracle.expected("causal_mean_loop", X))
-    expect_meta(reply["value"], dtype=torch.float32, device=device, what=f"causal_mean_matmul(x float32 on {device})",
-                expected=oracle.expected("causal_mean_loop", X))
+    expect_meta(
+        reply["value"],
+        dtype=torch.float32,
+        device=device,
+        what=f"causal_mean_matmul(x float32 on {device})",
+        expected=oracle.expected("causal_mean_loop", X),
+    )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
-    expect_precise(student.call("causal_mean_weights", 7, dtype=torch.float64), oracle.expected("causal_mean_weights", 7),
-                   what="causal_mean_weights(7, dtype=float64)")
-    expect_precise(student.call("causal_mean_matmul", X, cast=torch.float64), oracle.expected("causal_mean_loop", X),
-                   what="causal_mean_matmul(x float64)")
+    expect_precise(
+        student.call("causal_mean_weights", 7, dtype=torch.float64),
+        oracle.expected("causal_mean_weights", 7),
+        what="causal_mean_weights(7, dtype=float64)",
+    )
+    expect_precise(
+        student.call("causal_mean_matmul", X, cast=torch.float64),
+        oracle.expected("causal_mean_loop", X),
+        what="causal_mean_matmul(x float64)",
+    )

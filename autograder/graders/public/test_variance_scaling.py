@@ -6,8 +6,18 @@ The statistical checks (variance ≈ 1 for every d_k, entropy) need many random 
 import torch
 
 from autograder import oracle
-from autograder.checks import (check, credited, error_line, expect_close, expect_meta, expect_precise, expect_shape,
-                                 expect_unchanged, fail, uses_dot_T)
+from autograder.checks import (
+    check,
+    credited,
+    error_line,
+    expect_close,
+    expect_meta,
+    expect_precise,
+    expect_shape,
+    expect_unchanged,
+    fail,
+    uses_dot_T,
+)
 from autograder.graders.inputs import fixed
 from autograder.sandbox.errors import StudentCodeError
 
@@ -22,8 +32,6 @@ Q4, K4 = fixed(2, 2, 3, 5, seed=54), fixed(2, 2, 6, 5, seed=55)  # extra leading
 QC, KC = fixed(3, 2, 3, seed=56), fixed(3, 3, 3, seed=57)  # B = T_k = d_k: k.T runs without an error here
 
 
-
-
 def scores(student, q, k, **kw):
     """student.call("scaled_scores"), explaining the usual reason batched input crashes: k.T reverses every dim."""
     try:
@@ -31,18 +39,24 @@ def scores(student, q, k, **kw):
     except StudentCodeError as exc:
         code = error_line(exc.error, getattr(student, "source", ""))
         if k.dim() > 2 and uses_dot_T(code):
-            fail(f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
-                 "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
-                 "Swap only the last two with k.transpose(-2, -1) (or k.mT).\n"
-                 f"  this looks like a known mistake: {KT_BATCHED}", KT_BATCHED)
+            fail(
+                f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
+                "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
+                "Swap only the last two with k.transpose(-2, -1) (or k.mT).\n"
+                f"  this looks like a known mistake: {KT_BATCHED}",
+                KT_BATCHED,
+            )
         raise
 
 
 def _values(student, q, k):
     got = scores(student, q, k, cast=torch.float64)
-    expect_close(got, oracle.expected("scaled_scores", q, k),
-                 what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})",
-                 mistakes=oracle.mistakes("scaled_scores", q, k))
+    expect_close(
+        got,
+        oracle.expected("scaled_scores", q, k),
+        what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})",
+        mistakes=oracle.mistakes("scaled_scores", q, k),
+    )
 
 
 def dtypes_on(device: str) -> tuple:
@@ -55,8 +69,12 @@ def test_shape(student):
     for q, k in ((Q, K), (Q2, K2), (Q4, K4)):
         shape = (*q.shape[:-1], k.shape[-2])
         what = f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})"
-        credited(expect_shape(scores(student, q, k, cast=torch.float32), shape, what),
-                 oracle.expected("scaled_scores", q, k), what, oracle.mistakes("scaled_scores", q, k))
+        credited(
+            expect_shape(scores(student, q, k, cast=torch.float32), shape, what),
+            oracle.expected("scaled_scores", q, k),
+            what,
+            oracle.mistakes("scaled_scores", q, k),
+        )
 
 
 @check("values: q @ k^T / sqrt(d_k)", weight=3)
@@ -73,19 +91,31 @@ def test_values_shapes(student):
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
     for q, k in ((Q2, K2), (Q, K)):
-        expect_unchanged(scores(student, q, k, cast=torch.float32, full=True, return_inputs=True), "scaled_scores",
-                         oracle.expected("scaled_scores", q, k), oracle.mistakes("scaled_scores", q, k))
+        expect_unchanged(
+            scores(student, q, k, cast=torch.float32, full=True, return_inputs=True),
+            "scaled_scores",
+            oracle.expected("scaled_scores", q, k),
+            oracle.mistakes("scaled_scores", q, k),
+        )
 
 
 @check("dtype and device follow the inputs")
 def test_dtype_device(student, device):
     for dtype in dtypes_on(device):
-        expect_meta(scores(student, Q2, K2, cast=dtype, to=device), dtype=dtype, device=device,
-                    what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})", expected=oracle.expected("scaled_scores", Q2, K2))
+        expect_meta(
+            scores(student, Q2, K2, cast=dtype, to=device),
+            dtype=dtype,
+            device=device,
+            what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})",
+            expected=oracle.expected("scaled_scores", Q2, K2),
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
     for q, k in ((Q, K), (Q2, K2)):
-        expect_precise(scores(student, q, k, cast=torch.float64), oracle.expected("scaled_scores", q, k),
-                       what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)} float64)")
+        expect_precise(
+            scores(student, q, k, cast=torch.float64),
+            oracle.expected("scaled_scores", q, k),
+            what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)} float64)",
+        )
