@@ -358,31 +358,54 @@ def sync_generated(folder: Path, rendered: dict[str, str], orphans: list[Path]) 
     return changed
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder.instructor.generate",
-        description="Generate exercises/ (learner stubs) from solutions/.",
-    )
-    parser.add_argument("--root", type=Path, default=_default_root(), help="course root")
-    parser.add_argument("--check", action="store_true", help="only report stale exercises; exit 1 if any")
+def generator_main(
+    argv: list[str] | None,
+    *,
+    prog: str,
+    what: str,
+    description: str,
+    stale,
+    write,
+    regenerate: str,
+    default_root: Path | None = None,
+) -> int:
+    """The command line of a generator of ``what`` (a folder made from course.yml and solutions/): write what
+    changed, or with ``--check`` list what is stale and exit 1. ``stale(root)`` and ``write(root)`` return
+    paths; a ``ValueError`` (a course or marker error, naming the file and line) exits 2."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--root", type=Path, default=default_root, help="course root (default: this repository)")
+    parser.add_argument("--check", action="store_true", help=f"only report stale {what}; exit 1 if any")
     args = parser.parse_args(argv)
     try:
         if args.check:
-            stale = stale_exercises(args.root)
-            for path in stale:
+            found = stale(args.root)
+            for path in found:
                 print(f"stale: {path}")
-            if stale:
-                print("run `python -m autograder.instructor.generate` to regenerate", file=sys.stderr)
-            return 1 if stale else 0
-        changed = write_exercises(args.root)
+            if found:
+                print(f"run `{regenerate}` to regenerate", file=sys.stderr)
+            return 1 if found else 0
+        changed = write(args.root)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in changed:
         print(f"wrote {path}" if path.exists() else f"removed {path}")
     if not changed:
-        print("exercises are up to date")
+        print(f"{what} are up to date")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main(
+        argv,
+        prog="python -m autograder.instructor.generate",
+        what="exercises",
+        description="Generate exercises/ (learner stubs) from solutions/.",
+        stale=stale_exercises,
+        write=write_exercises,
+        regenerate="python -m autograder.instructor.generate",
+        default_root=_default_root(),
+    )
 
 
 if __name__ == "__main__":

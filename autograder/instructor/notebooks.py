@@ -15,7 +15,6 @@ the committed notebooks are stale: ``python -m autograder.instructor.notebooks -
 
 from __future__ import annotations
 
-import argparse
 import ast
 import html
 import re
@@ -24,7 +23,7 @@ import textwrap
 from pathlib import Path
 
 from ..course import Course, Stage, load_course
-from .generate import SOLUTIONS_DIR, TODO_WIDTH, _analyse, strip_solution, sync_generated
+from .generate import SOLUTIONS_DIR, TODO_WIDTH, _analyse, generator_main, strip_solution, sync_generated
 
 NOTEBOOKS_DIR = "notebooks"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -248,30 +247,15 @@ def write_notebooks(root: Path | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    return generator_main(
+        argv,
         prog="python -m autograder.instructor.notebooks",
+        what="notebooks",
         description="Generate notebooks/ (one notebook per stage) from solutions/ and course.yml.",
+        stale=stale_notebooks,
+        write=write_notebooks,
+        regenerate="make notebooks",
     )
-    parser.add_argument("--root", type=Path, default=None, help="course root (default: this repository)")
-    parser.add_argument("--check", action="store_true", help="only report stale notebooks; exit 1 if any")
-    args = parser.parse_args(argv)
-    try:
-        if args.check:
-            stale = stale_notebooks(args.root)
-            for path in stale:
-                print(f"stale: {path}")
-            if stale:
-                print("run `make notebooks` to regenerate", file=sys.stderr)
-            return 1 if stale else 0
-        changed = write_notebooks(args.root)
-    except ValueError as exc:  # CourseError and marker errors name the file and line
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for path in changed:
-        print(f"wrote {path}" if path.exists() else f"removed {path}")
-    if not changed:
-        print("notebooks are up to date")
-    return 0
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from autograder.graders import blockwise as b
 
 from .causal_attention import allowed
 from .self_attention import attend
+from . import distinct
 
 
 def online_softmax(x, block_size):
@@ -90,30 +91,12 @@ def _keys_remainder_dropped(q, k, v, block_size, causal=False):
     return attend(q, k[..., :end, :], v[..., :end, :], allowed=allowed(q.shape[-2], end) if causal else None)
 
 
-def _distinct(reference, variants: dict) -> dict:
-    """Each variant, made to raise (and so be skipped) where it gives the reference's answer: a mistake that
-    changes nothing on an input (a maximum that never grows, a remainder that is empty) explains no wrong answer
-    there."""
-
-    def wrap(fn):
-        def variant(*args):
-            out = fn(*args)
-            want = reference(*args)
-            if out.shape == want.shape and torch.allclose(out, want, rtol=1e-6, atol=1e-9, equal_nan=True):
-                raise ValueError("the mistake changes nothing on this input")
-            return out
-
-        return variant
-
-    return {name: wrap(fn) for name, fn in variants.items()}
-
-
 EXPECTED = {
     "online_softmax": online_softmax,
     "blockwise_attention": blockwise_attention,
 }
 MISTAKES = {
-    "online_softmax": _distinct(
+    "online_softmax": distinct(
         online_softmax,
         {
             b.SUM_NOT_RESCALED: lambda x, n: _online_softmax(x, n, rescale=False),
@@ -122,7 +105,7 @@ MISTAKES = {
             b.REMAINDER_DROPPED: lambda x, n: _online_softmax(x, n, drop_remainder=True),
         },
     ),
-    "blockwise_attention": _distinct(
+    "blockwise_attention": distinct(
         blockwise_attention,
         {
             b.ACC_NOT_RESCALED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, rescale=False),
