@@ -171,10 +171,15 @@ def changed_stages(course, changes) -> list[str]:
     return [stage.key for stage in course.stages if stage.file in names]
 
 
+class WatchFailed(Exception):
+    """The file watcher stopped on an error; the message says which."""
+
+
 def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> queue.Queue:
     """Changes to the stage files in ``folder`` (watchfiles' sets of ``(change, path)``), put on the returned
     queue by a thread that starts watching now, before anything reads the files, so that no save is missed;
-    None once the watcher ends."""
+    then None once the watcher ends, preceded by a :class:`WatchFailed` when it ended because it failed (the
+    folder gone, the OS out of watches)."""
     from watchfiles import watch
 
     changes: queue.Queue = queue.Queue()
@@ -185,6 +190,8 @@ def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> q
                 folder, watch_filter=lambda _change, path: Path(path).name in files, recursive=False, stop_event=stop
             ):
                 changes.put(batch)
+        except Exception as exc:  # noqa: BLE001 - told to the learner in one line, not as a thread's traceback
+            changes.put(WatchFailed(f"{type(exc).__name__}: {exc}"))
         finally:
             changes.put(None)
 
@@ -235,15 +242,20 @@ def cmd_watch(args) -> int:
     changes = watch_stage_files(folder, {stage.file for stage in course.stages}, stop)
     previous = signal.signal(signal.SIGINT, on_ctrl_c)
     early = EarlySandbox()
+    failed: WatchFailed | None = None
     try:
         devices = check_device(args.device)
         result = checked(ready=early.ready)
         show(result)
-        while (batch := changes.get()) is not None:
+        ended: list = []  # the watcher's last words (a WatchFailed, None), read after the saves before them
+        while (batch := ended.pop(0) if ended else changes.get()) is not None:
+            if isinstance(batch, WatchFailed):
+                failed = batch
+                continue
             while not changes.empty():  # saves made during the last check: one re-check for all of them
                 more = changes.get()
-                if more is None:
-                    changes.put(None)  # the watcher ended: stop after this re-check
+                if more is None or isinstance(more, WatchFailed):
+                    ended.append(more)  # the watcher ended: stop after this re-check
                     break
                 batch |= more
             keys = changed_stages(course, batch)
@@ -258,6 +270,9 @@ def cmd_watch(args) -> int:
         stop.set()
         early.close()
         signal.signal(signal.SIGINT, previous)
+    if failed is not None:
+        print(f"autograder: stopped watching {folder}/: {failed}; run `watch` again, or `check`", file=sys.stderr)
+        return 1
     return 0
 
 

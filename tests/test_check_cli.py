@@ -371,6 +371,45 @@ def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
     }
 
 
+def test_a_watcher_that_fails_is_said_in_one_line(monkeypatch, tmp_path, course, capsys):
+    """When the file watcher stops on an error (the folder removed, the OS out of watches), watch says so in one
+    line, after the saves it did report, and exits 1: no thread traceback, no silent stop."""
+    import watchfiles
+
+    from autograder import cli
+    from autograder.results import StageResult, SubmissionResult
+
+    calls = []
+
+    def fake_run_check(course_, folder, *, stages=None, **kwargs):
+        calls.append(stages)
+        return SubmissionResult(student="you", stages=[StageResult(key=k, title=k, max_score=1) for k in course.keys])
+
+    class NoSandbox:
+        sandbox = None
+
+        def ready(self):
+            return True
+
+        def close(self):
+            pass
+
+    def failing_watch(folder, watch_filter, **kwargs):
+        yield {(watchfiles.Change.modified, str(tmp_path / "02_tril_average.py"))}
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(cli, "run_check", fake_run_check)
+    monkeypatch.setattr(cli, "EarlySandbox", NoSandbox)
+    monkeypatch.setattr(watchfiles, "watch", failing_watch)
+    monkeypatch.setattr("autograder.display.print_check", lambda *a, **k: None)
+    assert cli.main(["watch", str(tmp_path)]) == 1
+    assert calls == [None, ["tril_average"]]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"autograder: stopped watching {tmp_path}/: OSError") and "watch limit" in line
+
+
 def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
     """The real thing: a stub saved with the solution turns its stage green, without restarting watch."""
     import queue
