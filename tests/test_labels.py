@@ -13,6 +13,8 @@ import torch
 from autograder import oracle
 from autograder.checks import CheckFailed, diagnose, expect_close, tolerance
 from autograder.graders import attention as m
+from autograder.graders import blockwise as bw
+from autograder.graders import padding as pad
 from autograder.graders.inputs import fixed
 
 F64 = torch.float64
@@ -24,6 +26,13 @@ def _mha_identity_out_proj():
     return "multi_head_attention", (fixed(2, 5, 4, seed=9), w, 3), {}, m.MISSING_OUT_PROJ
 
 
+def _state(d_in=4, d_out=6):
+    w = {f"{n}.weight": fixed(d_out, d_in, seed=20 + i) for i, n in enumerate(("W_query", "W_key", "W_value"))}
+    w["out_proj.weight"], w["out_proj.bias"] = fixed(d_out, d_out, seed=24), fixed(d_out, seed=25)
+    return w
+
+
+QKV = (fixed(2, 5, 4, seed=11), fixed(2, 5, 4, seed=12), fixed(2, 5, 4, seed=13))
 NEAR_MISSES = {
     "scale by sqrt(hs_v) where hs == hs_v": (
         "causal_attention",
@@ -50,7 +59,68 @@ NEAR_MISSES = {
         {"dim": -1},
         "dim argument ignored (softmax always over the last dim)",
     ),
+    # stage 9: a mask, a causal alignment or a source that makes no difference on this input
+    "padding ignored where nothing is padded": (
+        "masked_attention",
+        (*QKV, torch.ones(2, 5, dtype=torch.bool)),
+        {},
+        pad.PAD_IGNORED,
+    ),
+    "causal aligned bottom-right where T_q == T_k": (
+        "masked_attention",
+        (*QKV, None, True),
+        {},
+        pad.CAUSAL_BOTTOM_RIGHT,
+    ),
+    "fully masked rows left NaN where every query has a key": (
+        "masked_attention",
+        (*QKV, torch.tensor([[True] * 5, [True, True, False, False, False]])),
+        {},
+        pad.NAN_ROWS,
+    ),
+    "keys from x where the context is x": ("cross_attention", (QKV[0], QKV[0], _state(), 3), {}, pad.KEYS_FROM_X),
 }
+# stages 10 and 11 drop a known mistake from the candidates wherever it changes nothing (oracles.distinct): on
+# these inputs the name is not even a candidate, while on the second input it is
+DROPPED_NEAR_MISSES = {
+    "last partial block dropped where the block size divides T": (
+        "online_softmax",
+        (fixed(3, 8, seed=14), 4),
+        (fixed(3, 7, seed=14), 4),
+        bw.REMAINDER_DROPPED,
+    ),
+    "block-local causal offsets with a single block": (
+        "blockwise_attention",
+        (*QKV, 5, True),
+        (*QKV, 2, True),
+        bw.LOCAL_CAUSAL_OFFSET,
+    ),
+    "causal offset ignored when the sequence comes in one chunk": (
+        "kv_decode",
+        (QKV[0], [5], _state(), 3),
+        (QKV[0], [2, 3], _state(), 3),
+        bw.CAUSAL_OFFSET_IGNORED,
+    ),
+    "cache not used when the sequence comes in one chunk": (
+        "kv_decode",
+        (QKV[0], [5], _state(), 3),
+        (QKV[0], [2, 3], _state(), 3),
+        bw.CACHE_NOT_USED,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DROPPED_NEAR_MISSES, ids=list(DROPPED_NEAR_MISSES))
+def test_a_mistake_that_changes_nothing_is_not_a_candidate(case):
+    name, args, other, label = DROPPED_NEAR_MISSES[case]
+    assert label in oracle.mistakes(name, *other), "the label must be a candidate where it changes the answer"
+    known = oracle.mistakes(name, *args)
+    assert label not in known
+    expected = oracle.expected(name, *args)
+    got = expected * (1 + 3e-4) + 3e-4
+    with pytest.raises(CheckFailed) as failed:
+        expect_close(got, expected, what=case, dtype=F64, mistakes=known)
+    assert failed.value.mistake is None and "known mistake" not in str(failed.value)
 
 
 @pytest.mark.parametrize("case", NEAR_MISSES, ids=list(NEAR_MISSES))
