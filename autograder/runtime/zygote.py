@@ -596,6 +596,33 @@ def _probe_ipc() -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def _collapse_heap() -> None:
+    """Back the warm zygote's large anonymous regions (torch's C++ heap and the Python heap, about 150 MB) with
+    huge pages (MADV_COLLAPSE, Linux 6.1+; a no-op elsewhere): each fork then copies one page-table entry per
+    2 MB instead of 512, and each child's exit unmaps as few. A child's write still copies only the 4 KB page it
+    touches (the kernel splits a huge page on a copy-on-write fault)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+        madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        with open("/proc/self/maps") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, AttributeError):
+        return
+    huge = 1 << 21
+    for line in lines:
+        parts = line.split(None, 5)
+        if len(parts) < 5 or parts[1] != "rw-p" or (len(parts) == 6 and parts[5].strip() not in ("", "[heap]")):
+            continue
+        low, high = (int(x, 16) for x in parts[0].split("-"))
+        start, end = (low + huge - 1) & ~(huge - 1), high & ~(huge - 1)
+        if end - start >= huge:
+            madvise(start, end - start, 25)  # MADV_COLLAPSE; a failure (old kernel, THP off) changes nothing
+
+
 def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int | None = None) -> None:
     """Serve fork requests from the judge: a fresh child for every stage of every submission.
 
@@ -626,6 +653,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
+    _collapse_heap()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
     hello: Ready = {
