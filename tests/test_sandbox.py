@@ -387,7 +387,7 @@ def test_a_child_sees_only_the_sandbox(bwrap_sb):
     assert set(info["repo"]) <= {".venv"}  # at most the virtual environment, when it lives in the repository
     assert info["cwd"].startswith("/tmp/")
     assert info["nproc"] == 64 and info["fsize"] == 8 * 2**20 and 0 < info["as"] < 2**40
-    assert info["main"].startswith("module:None")  # the worker's own module is out of reach
+    assert info["main"].startswith("module:None")  # a blank __main__, not the worker's entry script
     if os.geteuid() == 0:
         assert info["uid"] == bwrap_sb.uid >= 60000  # a uid of its own, so RLIMIT_NPROC holds
 

@@ -279,7 +279,8 @@ def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bo
         _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
         import types
 
-        # the worker's own module is no longer importable by name; learner code starts from scratch
+        # learner code starts from a blank __main__ (the runtime's modules stay in sys.modules: nothing they hold
+        # decides a verdict, which the judge makes from what it can check)
         _KEEP.append(sys.modules.get("__main__"))
         sys.modules["__main__"] = types.ModuleType("__main__")
         serve(rpc)
