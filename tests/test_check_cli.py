@@ -316,6 +316,18 @@ def test_a_python_without_the_dependencies_is_told_how_to_set_up():
     assert "make setup" in line and "pip install -e ." in line and "rich" in line
 
 
+class NoSandbox:
+    """Stands in for cli.EarlySandbox where run_check is faked: nothing to start or close."""
+
+    sandbox = None
+
+    def ready(self):
+        return True
+
+    def close(self):
+        pass
+
+
 def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
     """watch checks every stage once, then, for each change watchfiles reports, only the saved stage, and
     shows the whole table with the other stages' earlier results."""
@@ -333,15 +345,6 @@ def test_watch_rechecks_only_the_saved_stage(monkeypatch, tmp_path, course):
         return SubmissionResult(
             student="you", stages=[StageResult(key=k, title=k, max_score=1, note=f"run {len(calls)}") for k in keys]
         )
-
-    class NoSandbox:
-        sandbox = None
-
-        def ready(self):
-            return True
-
-        def close(self):
-            pass
 
     watched = {}
 
@@ -384,15 +387,6 @@ def test_a_watcher_that_fails_is_said_in_one_line(monkeypatch, tmp_path, course,
     def fake_run_check(course_, folder, *, stages=None, **kwargs):
         calls.append(stages)
         return SubmissionResult(student="you", stages=[StageResult(key=k, title=k, max_score=1) for k in course.keys])
-
-    class NoSandbox:
-        sandbox = None
-
-        def ready(self):
-            return True
-
-        def close(self):
-            pass
 
     def failing_watch(folder, watch_filter, **kwargs):
         yield {(watchfiles.Change.modified, str(tmp_path / "02_tril_average.py"))}
@@ -503,15 +497,6 @@ def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
         return SubmissionResult(
             student="you", stages=[StageResult(key=k, title=k, max_score=1) for k in stages or course.keys]
         )
-
-    class NoSandbox:
-        sandbox = None
-
-        def ready(self):
-            return True
-
-        def close(self):
-            pass
 
     def fake_watch(folder, watch_filter, **kwargs):
         yield {(watchfiles.Change.modified, str(tmp_path / "02_tril_average.py"))}
