@@ -654,7 +654,6 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
-    _collapse_heap()
     me = os.getpid()
     base_kb = _status_kb("RssAnon")
     hello: Ready = {
@@ -667,7 +666,14 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     }
     control.send(dumps(hello).encode())
     counter = 0
+    collapsed = False
     while True:
+        # huge pages (about 0.3 s to make) pay for themselves over many children, not over the few of a learner's
+        # check: made before the ninth child (a class run), or while nothing waits (watch, between saves)
+        if not collapsed and (counter >= 8 or not select.select([control], [], [], 1.0)[0]):
+            _collapse_heap()
+            collapsed = True
+            base_kb = _status_kb("RssAnon")  # what each child inherits, now in huge pages
         try:
             msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
         except OSError:
