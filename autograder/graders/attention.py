@@ -137,6 +137,16 @@ def qkv(d_in: int, d_out: int) -> dict:
     return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out)}
 
 
+def mha_layers(d_in: int, d_out: int) -> dict:
+    """The layers of a multi-head attention module: the three projections and ``out_proj``."""
+    return {**qkv(d_in, d_out), "out_proj": (d_out, d_out)}
+
+
+def biased(qkv_bias: bool) -> set[str]:
+    """The layers with a bias in a module built with ``qkv_bias``: ``out_proj`` always, the projections too."""
+    return {"W_query", "W_key", "W_value", "out_proj"} if qkv_bias else {"out_proj"}
+
+
 def new_module(student, cls: str, *args, weights: dict, what: str, hint: str = "", dtype=None, **kwargs):
     """``cls(*args, **kwargs)`` built with ``seed=123``, moved to ``dtype`` and holding ``weights`` (checked as
     :func:`load_weights` checks them), in one round trip to the learner's process."""

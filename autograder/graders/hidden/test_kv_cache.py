@@ -4,9 +4,9 @@ import torch
 
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
-from autograder.graders.attention import new_module, random_linear_weights
+from autograder.graders.attention import biased, random_linear_weights
 from autograder.graders.inputs import randn, rounded
-from autograder.graders.public.test_kv_cache import decode, layers
+from autograder.graders.public.test_kv_cache import decode, layers, module
 
 STAGE = "kv_cache"
 F64 = torch.float64
@@ -21,21 +21,8 @@ def test_random_decoding(student, rng):
     for bias in (False, True):
         nh = _rand_int(rng, 1, 3)
         d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), 10
-        w = random_linear_weights(
-            rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
-        )
-        handle = new_module(
-            student,
-            "CachedMultiHeadAttention",
-            d_in,
-            d_out,
-            nh,
-            L,
-            qkv_bias=bias,
-            weights=w,
-            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
-            dtype=F64,
-        )
+        w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
+        handle, _ = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
         chunks = [_rand_int(rng, 2, 4)]
         while sum(chunks) < L:
@@ -55,23 +42,12 @@ def test_random_decoding(student, rng):
 def test_half(student, rng):
     nh, d_in, L = 2, 4, 6
     d_out = nh * _rand_int(rng, 1, 3)
-    w = random_linear_weights(rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"})
+    w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(True))
     x = randn(rng, 2, L, d_in)
     chunks = (3, 1, 2)
     for dtype in HALVES:
         name = str(dtype)[6:]
-        handle = new_module(
-            student,
-            "CachedMultiHeadAttention",
-            d_in,
-            d_out,
-            nh,
-            L,
-            qkv_bias=True,
-            weights=w,
-            what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias=True)",
-            dtype=dtype,
-        )
+        handle, _ = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=True, weights=w, dtype=dtype, hint="")
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
         what = f"decoding x {tuple(x.shape)} {name} in chunks 3, 1, 2"
         got = decode(student, handle, xh, chunks, student.new("KVCache", L), what, d_out=d_out, cast=dtype)

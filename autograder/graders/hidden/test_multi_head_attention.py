@@ -4,9 +4,9 @@ import torch
 
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
-from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
+from autograder.graders.attention import biased, expect_close_by_hand, explained, random_linear_weights
 from autograder.graders.inputs import randn, rounded
-from autograder.graders.public.test_multi_head_attention import layers, torch_mha
+from autograder.graders.public.test_multi_head_attention import layers, module, torch_mha
 
 STAGE = "multi_head_attention"
 F64 = torch.float64
@@ -17,23 +17,8 @@ def _rand_int(rng, lo, hi):
 
 
 def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
-    w = random_linear_weights(
-        rng, layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
-    )
-    handle = new_module(
-        student,
-        "MultiHeadAttention",
-        d_in,
-        d_out,
-        nh,
-        L,
-        dropout=dropout,
-        qkv_bias=bias,
-        weights=w,
-        what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
-        dtype=dtype,
-    )
-    return handle, w
+    w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
+    return module(student, d_in, d_out, nh, L, bias=bias, dtype=dtype, weights=w, dropout=dropout, hint="")
 
 
 @check("split_heads and merge_heads on random shapes, round trip")

@@ -8,9 +8,9 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders import padding as p
-from autograder.graders.attention import expect_close_by_hand, explained, new_module, random_linear_weights
+from autograder.graders.attention import biased, expect_close_by_hand, explained, new_module, random_linear_weights
 from autograder.graders.inputs import randn, rounded
-from autograder.graders.public.test_padding_and_cross_attention import layers
+from autograder.graders.public.test_padding_and_cross_attention import layers, module
 
 STAGE = "padding_and_cross_attention"
 F64 = torch.float64
@@ -104,23 +104,8 @@ def test_attention_devices(student, rng, device):
 
 
 def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
-    w = random_linear_weights(
-        rng, layers(d_q, d_kv, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}
-    )
-    handle = new_module(
-        student,
-        "CrossAttention",
-        d_q,
-        d_kv,
-        d_out,
-        nh,
-        dropout=dropout,
-        qkv_bias=bias,
-        weights=w,
-        what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})",
-        dtype=dtype,
-    )
-    return handle, w
+    w = random_linear_weights(rng, layers(d_q, d_kv, d_out), bias=biased(bias))
+    return module(student, d_q, d_kv, d_out, nh, bias=bias, dtype=dtype, dropout=dropout, weights=w, hint="")
 
 
 @check("CrossAttention: random weights, shapes and lengths, nh in {1, 2, 4}", weight=2)

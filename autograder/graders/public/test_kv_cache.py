@@ -24,7 +24,7 @@ from autograder.checks import (
 )
 from autograder.graders import attention as a
 from autograder.graders import blockwise as b
-from autograder.graders.attention import expect_close_by_hand, explained, linear_weights, new_module
+from autograder.graders.attention import biased, expect_close_by_hand, explained, linear_weights, mha_layers, new_module
 from autograder.graders.inputs import fixed
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
 
@@ -41,15 +41,13 @@ K1, V1 = fixed(2, NH, 2, 3, seed=310), fixed(2, NH, 2, 4, seed=311)
 K2, V2 = fixed(2, NH, 2, 3, seed=312), fixed(2, NH, 2, 4, seed=313)
 
 
-def layers(d_in, d_out):
-    return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out), "out_proj": (d_out, d_out)}
+layers = mha_layers
 
 
-def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302, dtype=F64):
-    """CachedMultiHeadAttention(d_in, d_out, nh, L) holding fixed weights; returns (handle, weights)."""
-    w = linear_weights(
-        layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}, seed=wseed
-    )
+def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302, dtype=F64, weights=None, hint=HINT):
+    """CachedMultiHeadAttention(d_in, d_out, nh, L) holding ``weights`` (default: fixed ones from ``wseed``);
+    returns (handle, weights)."""
+    w = weights if weights is not None else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed)
     handle = new_module(
         student,
         "CachedMultiHeadAttention",
@@ -60,7 +58,7 @@ def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302
         qkv_bias=bias,
         weights=w,
         what=f"CachedMultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
-        hint=HINT,
+        hint=hint,
         dtype=dtype,
     )
     return handle, w

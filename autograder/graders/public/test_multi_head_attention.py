@@ -11,11 +11,13 @@ from autograder import oracle
 from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (
+    biased,
     expect_causal,
     expect_close_by_hand,
     explained,
     grads_of,
     linear_weights,
+    mha_layers,
     new_module,
     own_weights_reference,
     perturb_from,
@@ -36,15 +38,13 @@ HS = fixed(2, 3, 5, 2, seed=102)  # (B, nh, T, hs) for merge_heads
 X = fixed(2, 8, 4, seed=103, low=-2, high=2)  # (B, T = context_length, d_in)
 
 
-def layers(d_in, d_out):
-    return {"W_query": (d_in, d_out), "W_key": (d_in, d_out), "W_value": (d_in, d_out), "out_proj": (d_out, d_out)}
+layers = mha_layers
 
 
-def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, weights=None, dropout=0.0):
-    """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding fixed weights; returns (handle, weights)."""
-    w = weights or linear_weights(
-        layers(d_in, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}, seed=wseed
-    )
+def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, weights=None, dropout=0.0, hint=HINT):
+    """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``);
+    returns (handle, weights)."""
+    w = weights if weights is not None else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed)
     handle = new_module(
         student,
         "MultiHeadAttention",
@@ -56,7 +56,7 @@ def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, w
         qkv_bias=bias,
         weights=w,
         what=f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})",
-        hint=HINT,
+        hint=hint,
         dtype=dtype,
     )
     return handle, w

@@ -24,6 +24,7 @@ from autograder.checks import (
 from autograder.graders import attention as a
 from autograder.graders import padding as p
 from autograder.graders.attention import (
+    biased,
     expect_close_by_hand,
     explained,
     grads_of,
@@ -238,11 +239,10 @@ def layers(d_q, d_kv, d_out):
     return {"W_query": (d_q, d_out), "W_key": (d_kv, d_out), "W_value": (d_kv, d_out), "out_proj": (d_out, d_out)}
 
 
-def module(student, d_q, d_kv, d_out, nh, *, bias=False, wseed=910, dtype=F64, dropout=0.0):
-    """CrossAttention(d_q, d_kv, d_out, nh) in ``dtype`` holding fixed weights; returns (handle, weights)."""
-    w = linear_weights(
-        layers(d_q, d_kv, d_out), bias={"W_query", "W_key", "W_value", "out_proj"} if bias else {"out_proj"}, seed=wseed
-    )
+def module(student, d_q, d_kv, d_out, nh, *, bias=False, wseed=910, dtype=F64, dropout=0.0, weights=None, hint=HINT):
+    """CrossAttention(d_q, d_kv, d_out, nh) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``);
+    returns (handle, weights)."""
+    w = weights if weights is not None else linear_weights(layers(d_q, d_kv, d_out), bias=biased(bias), seed=wseed)
     handle = new_module(
         student,
         "CrossAttention",
@@ -254,7 +254,7 @@ def module(student, d_q, d_kv, d_out, nh, *, bias=False, wseed=910, dtype=F64, d
         qkv_bias=bias,
         weights=w,
         what=f"CrossAttention({d_q}, {d_kv}, {d_out}, n_heads={nh}, qkv_bias={bias})",
-        hint=HINT,
+        hint=hint,
         dtype=dtype,
     )
     return handle, w
