@@ -222,7 +222,8 @@ PROBES = FORK_LOOP + textwrap.dedent("""
                 "as": resource.getrlimit(resource.RLIMIT_AS)[0],
                 "reads_repo": can_read("REPO/course.yml") or can_read("REPO/solutions/01_loop_average.py"),
                 "repo": sorted(os.listdir("REPO")) if os.path.isdir("REPO") else [],
-                "main": type(sys.modules.get("__main__")).__name__ + ":" + str(getattr(sys.modules.get("__main__"), "__file__", None))}
+                "main": type(sys.modules.get("__main__")).__name__ + ":" + str(getattr(sys.modules.get("__main__"), "__file__", None)),
+                "path": list(sys.path)}
 
     def leave_file(x):
         open("/tmp/left_behind", "w").write("x")
@@ -388,6 +389,7 @@ def test_a_child_sees_only_the_sandbox(bwrap_sb):
     assert info["cwd"].startswith("/tmp/")
     assert info["nproc"] == 64 and info["fsize"] == 8 * 2**20 and 0 < info["as"] < 2**40
     assert info["main"].startswith("module:None")  # a blank __main__, not the worker's entry script
+    assert "/opt/autograder" not in info["path"]  # the runtime's folder left sys.path once it was imported
     if os.geteuid() == 0:
         assert info["uid"] == bwrap_sb.uid >= 60000  # a uid of its own, so RLIMIT_NPROC holds
 
@@ -567,6 +569,9 @@ def test_the_plain_fallback_warns_and_still_cleans_up(monkeypatch):
         ''')
         assert _call(plain, "daemon", 0, source=source) == 1
         assert _call(plain, "by_hand", Q).shape == Q.shape
+        # without bubblewrap the runtime's folder holds the children's folders too: it is not on their sys.path
+        path = _call(plain, "path", 0, source=PROBES + "\n\ndef path(x):\n    return list(sys.path)\n")
+        assert path and not any(p.startswith(plain.tmp) for p in path)
         left = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in _cmdline(p)]
         assert left == []
     finally:

@@ -37,8 +37,12 @@ import sys
 
 if __name__ == "__main__":
     # run as a script (``python -I .../runtime/worker.py``, where -I leaves this folder off sys.path): the
-    # package is imported from the folder that holds it, a read-only copy of this package and nothing else
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from runtime.zygote import main
+    # package is imported from the folder that holds it, which then leaves sys.path again. Without bubblewrap that
+    # folder also holds the children's working folders: nothing imported later (lazily, by the zygote or by
+    # learner code) may be looked up there.
+    holder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, holder)
+    from runtime.zygote import main  # imports every module of the package
 
+    sys.path.remove(holder)
     main(sys.argv[1:])
