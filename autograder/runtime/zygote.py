@@ -543,9 +543,7 @@ def _warm_requests() -> None:
 
 def _prctl(option: int, value: int) -> None:
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+        _libc().prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
@@ -607,7 +605,7 @@ def _collapse_heap() -> None:
     try:
         import ctypes
 
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
+        madvise = _libc().madvise
         madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         with open("/proc/self/maps") as fh:
             lines = fh.read().splitlines()
