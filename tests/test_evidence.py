@@ -3,6 +3,8 @@ values at the tolerance of the dtype asked for."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 import torch
 
@@ -222,8 +224,8 @@ def test_the_proxy_marks_the_asked_dtype():
 
 
 def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
-    """check_shapes reports, from its own shape propagation, the largest tensor a graph creates (views and
-    broadcasts allocate nothing and are not counted) and the elements all its calls create."""
+    """measure reports, from the judge's own replay, the largest tensor a graph creates (views and broadcasts
+    allocate nothing and are not counted) and the elements all its calls create."""
 
     def full(q, k):
         return (torch.softmax(q @ k.transpose(-2, -1), -1) @ k).expand(3, 2, 8, 4)
@@ -237,7 +239,9 @@ def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
     sizes = {}
     for fn in (full, blocks):
         data, blob = _trace(fn, q, q)
-        sizes[fn.__name__] = evidence.check_shapes(evidence.parse(data, blob), [q, q])
+        made: list = []
+        evidence.replay(evidence.parse(data, blob), [q, q], sizes=made)
+        sizes[fn.__name__] = evidence.measure(made)
     assert sizes["full"]["largest"] == 2 * 8 * 8  # the (2, 8, 8) scores; the (3, 2, 8, 4) broadcast is no tensor
     assert sizes["blocks"]["largest"] == 2 * 8 * 16  # the (2, 8, 16) concatenation; each block's scores: (2, 8, 2)
     assert "softmax" in sizes["full"]["ops"] or "_softmax" in sizes["full"]["ops"]
@@ -291,29 +295,71 @@ def test_a_recorded_call_may_be_given_an_object_it_changes():
     assert reply["record"]["forbidden"] == [] and reply["record"]["n_ops"] > 0
 
 
-def test_neither_recorder_nor_shape_pass_imports_the_compiler():
-    """Both the sandbox's recorder and the judge's meta-device pass keep torch._dynamo out (about 1.3 CPU s of
-    every worker's start and of a learner's first ``check`` with a recorded call), and the pass still refuses
-    what it must and replays what it may."""
+@pytest.mark.parametrize("bound", ["kernel", "meta"])
+def test_neither_recorder_nor_replay_imports_the_compiler(bound):
+    """The sandbox's recorder and the judge's replay keep torch._dynamo out (about 1.3 CPU s of every worker's
+    start and of a learner's first ``check`` with a recorded call), with either bound on the replay's memory;
+    the replay bounded by the kernel does not import sympy either (the meta kernels' torch._check does, about
+    0.35 s), and both still replay what they may."""
     import subprocess
     import sys
 
-    code = """
+    code = f"""
 import sys, torch
 from autograder.runtime import executor, recorder, wire, zygote
 from autograder.sandbox import evidence
+if {bound!r} == "meta":
+    evidence._HOLDS[:] = [False]
 zygote.warm_up()
 def f(x):
-    return torch.softmax(x @ x.transpose(-2, -1) / 2.0, dim=-1) @ x
+    return torch.softmax(x @ x.transpose(-2, -1) / 2.0, dim=-1) @ torch.nn.functional.linear(x, x[0])
 x = torch.randn(2, 4, 3, dtype=torch.float64)
 ex, blob = executor.Executor(), wire.Blob()
-tensors, args, kwargs = recorder._trace_inputs(ex.t, [x], {})
+tensors, args, kwargs = recorder._trace_inputs(ex.t, [x], {{}})
 data = recorder.capture_graph(f, tensors, args, kwargs, lambda v: ex.encode(v, blob))
 g = evidence.parse(data, blob.bytes())
-assert evidence.check_shapes(g, [x])["largest"] == 32
-assert torch.allclose(evidence.replay(g, [x]), f(x))
-print("torch._dynamo" in sys.modules)
+made = []
+assert torch.allclose(evidence.replay(g, [x], sizes=made), f(x))
+assert evidence.measure(made)["largest"] == 32
+print("torch._dynamo" in sys.modules, "sympy" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "False"
+    dynamo, sympy = out.stdout.split()
+    assert dynamo == "False"
+    if bound == "kernel" and sys.platform == "linux":
+        assert sympy == "False"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux enforces RLIMIT_DATA")
+def test_the_kernel_bounds_the_replay_on_linux():
+    """On Linux the replay's memory is bounded by the kernel (RLIMIT_DATA), not by a meta-device pass: the probe
+    finds the limit enforced, and the limit is lifted again after a replay."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    assert evidence._limit_holds()
+    graph = evidence.parse(
+        _calls({"op": "call", "target": "aten.neg.default", "args": [{"ref": 0}], "kwargs": {}}), b""
+    )
+    assert torch.equal(evidence.replay(graph, [Q]), -Q)
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+
+
+@pytest.mark.parametrize("bound", ["kernel", "meta"])
+def test_an_op_that_would_allocate_beyond_the_bound_is_refused_before_it_does(bound, monkeypatch):
+    """A single op asked for a 1.15 GB tensor (past the replay's budget, and past ELEMENT_LIMIT): refused without
+    the memory being taken, whichever bound holds (the kernel's, or the meta pass where no kernel enforces one)."""
+    import resource
+
+    if bound == "kernel" and not evidence._limit_holds():
+        pytest.skip("this kernel does not enforce RLIMIT_DATA")
+    if bound == "meta":
+        monkeypatch.setattr(evidence, "_HOLDS", [False])
+    data = _calls(
+        {"op": "call", "target": "aten.new_zeros.default", "args": [{"ref": 0}, {"list": [12000, 12000]}], "kwargs": {}}
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(evidence.Unverifiable, match="more memory than" if bound == "kernel" else "elements"):
+        evidence.replay(evidence.parse(data, b""), [Q])
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 500_000  # kB: nothing near 1.15 GB touched

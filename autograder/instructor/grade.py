@@ -665,9 +665,6 @@ def launcher_main(specs: list[dict], q, parent_pid: int, counter, incoming) -> N
 
         torch.set_num_threads(1)
         from .. import oracle, runner  # noqa: F401 - imported once here, inherited by every judge
-
-        # the meta kernels of the judges' shape passes (torch._check) import it, with sympy: about 0.7 CPU s
-        import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001 - each judge reports its own failure to import
         pass
     finally:

@@ -10,8 +10,9 @@ written the graph itself. The judge
    :data:`FORBIDDEN_WORDS`) and counts its operations (:func:`count_ops`);
 3. replays it with its own torch, on the CPU (:func:`replay`): only ops of :data:`ALLOWED` (pure tensor math,
    no I/O, no randomness except dropout, no side effect) are looked up, so a graph naming any other op is refused
-   without running anything; shapes are first propagated on the "meta" device and a graph with an intermediate
-   of more than :data:`ELEMENT_LIMIT` elements is refused;
+   without running anything; its memory is bounded before anything is allocated (the kernel's RLIMIT_DATA, or
+   a first pass on the "meta" device where no kernel enforces it) and a graph with an intermediate of more than
+   :data:`ELEMENT_LIMIT` elements is refused;
 4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
    of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
    (:func:`verify`, called by :class:`autograder.sandbox.proxy.StudentProxy`).
@@ -69,6 +70,7 @@ _to_copy _unsafe_view __and__ __or__ __xor__
 )
 # calls that are not ATen ops but may appear in an honest graph, and do nothing to values
 NEUTRAL = frozenset({"torch._C._set_grad_enabled"})
+_ALLOCATOR_REFUSED = re.compile(r"DefaultCPUAllocator: (can't allocate|not enough) memory")
 _TARGET = re.compile(r"aten\.([a-z_][a-zA-Z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_]*)")  # mT: the tensor's .mT
 DTYPES = {
     name: getattr(torch, name)
@@ -247,28 +249,87 @@ def _no_compiler() -> Iterator[None]:
             del sys.modules["torch._dynamo"]
 
 
-def _meta_pass(graph: Graph, ops: dict, inputs: list, sizes: list | None = None) -> None:
+def _meta_pass(graph: Graph, ops: dict, inputs: list) -> None:
     with _no_compiler():
-        _run(graph, ops, [x.to("meta") for x in inputs], "meta", sizes)
+        _run(graph, ops, [x.to("meta") for x in inputs], "meta")
 
 
-def replay(graph: Graph, inputs: list, *, shapes_checked: bool = False):
-    """The graph's output for ``inputs`` (CPU tensors), computed here. Shapes are propagated on the meta device
-    first (unless ``shapes_checked``: :func:`check_shapes` already did, for inputs of these shapes): a graph whose
-    intermediate exceeds the element bounds is refused before anything real runs."""
+def replay(graph: Graph, inputs: list, *, sizes: list | None = None):
+    """The graph's output for ``inputs`` (CPU tensors), computed here; ``sizes``, when given, receives (target,
+    elements) of every tensor each call makes (see :func:`measure`).
+
+    The replay's memory is bounded before anything is allocated: every intermediate beyond :data:`ELEMENT_LIMIT`
+    (or all of them beyond :data:`TOTAL_ELEMENT_LIMIT`) is refused as it is made, and a single op cannot
+    allocate more than :data:`MEMORY_BUDGET` bytes first, because the kernel refuses it (:func:`_data_limit`,
+    RLIMIT_DATA). Where no kernel enforces that limit (:func:`_limit_holds`: macOS, Windows, a Linux booted with
+    ``ignore_rlimit_data``), shapes are propagated on the "meta" device first, which refuses the same graphs
+    without allocating (torch's Python meta kernels: about ten times the cost of the replay itself)."""
     ops = _ops(graph, inputs)
-    if not shapes_checked:
+    try:
+        if _limit_holds():
+            with _data_limit(MEMORY_BUDGET):
+                return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
         _meta_pass(graph, ops, inputs)
-    return _run(graph, ops, [x.clone() for x in inputs], "cpu")
+        return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
+    except MemoryError:
+        raise Unverifiable("the graph needs more memory than the autograder replays with") from None
 
 
-def check_shapes(graph: Graph, inputs: list) -> dict:
-    """Refuse the graph (:class:`Unverifiable`) when it calls an op that is not allowed or, run on inputs of the
-    shapes and dtypes of ``inputs``, makes an intermediate beyond the element bounds; nothing real runs. Returns
-    :func:`measure`'s figures for those shapes."""
-    sizes: list = []
-    _meta_pass(graph, _ops(graph, inputs), inputs, sizes)
-    return measure(sizes)
+MEMORY_BUDGET = 1 << 30  # bytes a replay may add to the judge's data segment (its tensors, ELEMENT_LIMIT's included)
+
+
+def _data_bytes() -> int:
+    """The size of this process's data segment as Linux counts it against RLIMIT_DATA (VmData)."""
+    with open("/proc/self/status", "rb") as fh:
+        for line in fh:
+            if line.startswith(b"VmData:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmData in /proc/self/status")
+
+
+@contextlib.contextmanager
+def _data_limit(extra: int) -> Iterator[None]:
+    """Until the block ends, an allocation that would take this process's data segment more than ``extra`` bytes
+    above its size now fails (a RuntimeError from torch's allocator, a MemoryError from Python's): RLIMIT_DATA's
+    soft limit, lowered here and restored after (a soft limit already lower is kept). OSError where the limit
+    cannot be read or set."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = _data_bytes() + extra
+    if soft != resource.RLIM_INFINITY and soft <= limit:  # already as tight
+        yield
+        return
+    if hard != resource.RLIM_INFINITY and hard < limit:
+        raise OSError("RLIMIT_DATA's hard limit is below the replay's bound")
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
+_HOLDS: list[bool] = []  # whether the kernel enforces RLIMIT_DATA, once tried
+
+
+def _limit_holds() -> bool:
+    """Whether this kernel refuses an allocation beyond RLIMIT_DATA, tried once: with the limit 64 MiB above the
+    data segment, 128 MiB (which nothing else refuses: it is never touched) must fail. Linux refuses it unless
+    booted with ``ignore_rlimit_data``; macOS and Windows do not (or have no such limit)."""
+    if not _HOLDS:
+        holds = False
+        try:
+            with _data_limit(64 << 20):
+                try:
+                    probe = torch.empty(128 << 20, dtype=torch.uint8)
+                except RuntimeError:
+                    holds = True
+                else:
+                    del probe
+        except (ImportError, OSError, ValueError):
+            pass
+        _HOLDS.append(holds)
+    return _HOLDS[0]
 
 
 # ops whose result shares its input's memory or allocates none of its own: a view of a tensor, or a broadcast
@@ -282,7 +343,7 @@ view_as _unsafe_view getitem
 
 
 def measure(sizes: list) -> dict:
-    """From (target, elements) of every call of a shape-propagated graph (see :func:`check_shapes`), figures
+    """From (target, elements) of every call of a replayed graph (:func:`replay`'s ``sizes``), figures
     decided by the judge alone: ``largest``, the elements of the largest tensor the graph creates (views and
     broadcasts excluded: they allocate nothing), and ``elements``, the elements all its calls create (a measure
     of the work done, views excluded), and ``ops``, the names of the ops it calls (ATen packets, sorted)."""
@@ -338,6 +399,10 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
                 try:
                     value = ops[i](*args, **kwargs)
                 except Exception as exc:  # noqa: BLE001 - a graph the op refuses is not evidence
+                    if isinstance(exc, RuntimeError) and _ALLOCATOR_REFUSED.search(str(exc)):
+                        raise Unverifiable(
+                            f"the graph's {node['target']} needs more memory than the autograder replays with"
+                        ) from None
                     raise Unverifiable(
                         f"the graph's {node['target']} cannot be replayed ({type(exc).__name__}: {str(exc)[:120]})"
                     ) from None
@@ -453,9 +518,9 @@ def verify(
         forbidden = forbidden_ops(graph)
         if forbidden:  # evidence against the learner needs no replay
             return {"n_ops": count_ops(graph), "forbidden": forbidden}
-        sizes = check_shapes(graph, inputs)  # refused before anything real runs; the fresh inputs have the same shapes
+        sizes: list = []
         answer = reply.get("value")
-        why = same_answer(replay(graph, inputs, shapes_checked=True), answer, dtype)
+        why = same_answer(replay(graph, inputs, sizes=sizes), answer, dtype)
         if why:
             raise Unverifiable(f"the graph of your call does not compute its answer ({why})")
         fresh = [fresh_like(x) for x in inputs]
@@ -465,9 +530,7 @@ def verify(
             fresh_expected = _reference(reference, reference_args(fresh)) if expected is not None else None
         if expected is not None and fresh_expected is not None:
             if same_answer(expected, answer, dtype, strict=False) is None:  # a wrong answer fails the value checks
-                why = same_answer(
-                    replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype, strict=False
-                )
+                why = same_answer(replay(graph, fresh), _as_answer(fresh_expected), dtype, strict=False)
                 if why:
                     raise Unverifiable(
                         "your answer is right on the checked input, but the computation traced from "
@@ -475,13 +538,13 @@ def verify(
                         "part of the work escaped the trace"
                     )
         else:  # no reference for these inputs (a student release answers only the inputs it recorded)
-            why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
+            why = same_answer(replay(graph, fresh), fresh_call(fresh), dtype)
             if why:
                 raise Unverifiable(
                     "the graph of your call does not compute your answer on other inputs of the "
                     f"same shapes ({why}): part of the work escaped the trace"
                 )
-        return {"n_ops": count_ops(graph), "forbidden": [], **sizes}
+        return {"n_ops": count_ops(graph), "forbidden": [], **measure(sizes)}
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
 
