@@ -61,8 +61,8 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   about how it computed is believed. The child traces the call (the ATen ops it calls, at the dispatcher's
   PreDispatch key: :func:`autograder.runtime.recorder.capture_graph`) and sends the
   graph as plain data; the judge (:mod:`autograder.sandbox.evidence`) names the fused attention ops in it, counts its
-  operations, and replays it with its own torch (allowed pure-math ops only, shapes bounded on the meta device
-  first): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
+  operations, and replays it with its own torch (allowed pure-math ops only, its memory bounded before anything is
+  allocated): on the inputs it sent, where the replay must give the learner's own answer, and on fresh inputs the
   child never sees, where it must give the grader's reference (when the learner's answer was right). Work that
   escapes the trace and graphs forged by learner code fail as unverifiable. ``SECURITY.md`` says what holds.
 
