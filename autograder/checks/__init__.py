@@ -348,10 +348,10 @@ def credited(got, expected: torch.Tensor | None, what: str, mistakes=None, dtype
     )
 
 
-def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None) -> None:
-    """``reply`` from ``student.call(..., full=True, return_inputs=True)``; ``expected``: its correct value (the
-    check counts only with correct values, see :func:`credited`)."""
-    credited(reply.get("value"), expected, what, mistakes)
+def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = None, mistakes=None, dtype=None) -> Out:
+    """``reply`` from ``student.call(..., full=True, return_inputs=True)`` left its inputs as they were;
+    ``expected``: its correct value (the check counts only with correct values, see :func:`credited`)."""
+    out = credited(reply.get("value"), expected, what, mistakes, dtype=dtype)
     changed = [i for i, c in enumerate(reply.get("inputs_changed") or []) if c]
     if changed:
         fail(
@@ -359,6 +359,19 @@ def expect_unchanged(reply: dict, what: str, expected: torch.Tensor | None = Non
             "make sure operations like +=, masked_fill_ or div_ are not done on the input",
             mistake="input modified in place",
         )
+    return out
+
+
+def expect_kept(
+    reply: dict, what: str, expected: torch.Tensor | None, *, shape=None, dtype=None, device=None, mistakes=None
+) -> Out:
+    """The "inputs unchanged, dtype and device kept" check of a call made with ``full=True, return_inputs=True``:
+    correct values (``expected``: the check counts only with them, see :func:`credited`), its inputs as they
+    were, ``shape`` when given, and the input's ``dtype`` and ``device``. Returns the answer."""
+    out = expect_unchanged(reply, what, expected, mistakes, dtype=dtype)
+    if shape is not None:
+        expect_shape(out, shape, what)
+    return expect_meta(out, dtype=dtype, device=device, what=what)
 
 
 # ───────────────────────────── reading a learner's error ─────────────────────────────

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import oracle
-from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
+from autograder.checks import check, expect_close, expect_kept, expect_precise, expect_shape, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (
     expect_causal,
@@ -157,9 +157,7 @@ def test_function_meta(student, device):
         what = f"causal_attention(q, k, v {str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = student.call("causal_attention", q, k, v, to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, "causal_attention", sdpa(q, k, v))
-        expect_shape(reply["value"], (2, 5, 3), what)
-        expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=sdpa(q, k, v))
+        expect_kept(reply, what, sdpa(q, k, v), shape=(2, 5, 3), dtype=dtype, device=device)
 
 
 # ───────────────────────────── CausalSelfAttention ─────────────────────────────
@@ -305,9 +303,7 @@ def test_module_meta(student, device):
         what = f"CausalSelfAttention(4, 3, 8)(x {str(dtype)[6:]} on {device})"
         with explained(student, what):
             reply = handle(X8[:, :6], to=device, cast=dtype, full=True, return_inputs=True)
-        expect_unchanged(reply, what, expected)
-        expect_shape(reply["value"], (2, 6, 3), what)
-        expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=expected)
+        expect_kept(reply, what, expected, shape=(2, 6, 3), dtype=dtype, device=device)
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")

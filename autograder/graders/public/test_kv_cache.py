@@ -15,10 +15,10 @@ from autograder.checks import (
     check,
     diagnose,
     expect_close,
+    expect_kept,
     expect_meta,
     expect_precise,
     expect_shape,
-    expect_unchanged,
     fail,
     tolerance,
 )
@@ -413,14 +413,7 @@ def test_meta(student, device):
             X[:, :3], to=device, cast=torch.float32, noncontig=True, cache=cache, full=True, return_inputs=True
         )
     expected = oracle.expected("multi_head_attention", X[:, :3], w, NH)
-    expect_unchanged(reply, what, expected)
-    expect_meta(
-        expect_shape(reply["value"], (2, 3, D_OUT), what),
-        dtype=torch.float32,
-        device=device,
-        what=what,
-        expected=expected,
-    )
+    expect_kept(reply, what, expected, shape=(2, 3, D_OUT), dtype=torch.float32, device=device)
     what = f"then a step with x (2, 1, 4) float32 on {device}"
     with explained(student, what):
         got = handle(X[:, 3:4], to=device, cast=torch.float32, cache=cache)

@@ -13,10 +13,10 @@ from autograder.checks import (
     check,
     diagnose,
     expect_close,
+    expect_kept,
     expect_meta,
     expect_precise,
     expect_shape,
-    expect_unchanged,
     fail,
     heatmaps,
     tolerance,
@@ -221,15 +221,7 @@ def test_attention_meta(student, device):
         reply, what = attention(student, Q, K, V, PAD, True, to=device, cast=dtype, return_inputs=True)
         what += f" ({str(dtype)[6:]} on {device})"
         known = oracle.mistakes("masked_attention", Q, K, V, PAD, True)
-        expect_unchanged(reply, what, expected, known)
-        expect_meta(
-            expect_shape(reply["value"], (3, 4, 3), what),
-            dtype=dtype,
-            device=device,
-            what=what,
-            expected=expected,
-            mistakes=known,
-        )
+        expect_kept(reply, what, expected, shape=(3, 4, 3), dtype=dtype, device=device, mistakes=known)
 
 
 # ───────────────────────────── CrossAttention ─────────────────────────────
@@ -421,15 +413,7 @@ def test_module_meta(student, device):
         with explained(student, what):
             reply = handle(X, CTX, PAD, to=device, cast=dtype, full=True, return_inputs=True)
         known = oracle.mistakes("cross_attention", X, CTX, w, 2, PAD)
-        expect_unchanged(reply, what, expected, known)
-        expect_meta(
-            expect_shape(reply["value"], (3, 4, 6), what),
-            dtype=dtype,
-            device=device,
-            what=what,
-            expected=expected,
-            mistakes=known,
-        )
+        expect_kept(reply, what, expected, shape=(3, 4, 6), dtype=dtype, device=device, mistakes=known)
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")

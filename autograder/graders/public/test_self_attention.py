@@ -8,7 +8,7 @@ here: these expected values are stored for student releases.
 import torch
 
 from autograder import oracle
-from autograder.checks import check, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged, fail
+from autograder.checks import check, expect_close, expect_kept, expect_precise, expect_shape, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv
 from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
@@ -260,9 +260,7 @@ def test_meta(student, device):
             what = f"{cls}(4, 3)(x {str(dtype)[6:]} on {device})"
             with explained(student, what):
                 reply = handle(X, to=device, cast=dtype, full=True, return_inputs=True)
-            expect_unchanged(reply, what, expected)
-            expect_shape(reply["value"], (2, 5, 3), what)
-            expect_meta(reply["value"], dtype=dtype, device=device, what=what, expected=expected)
+            expect_kept(reply, what, expected, shape=(2, 5, 3), dtype=dtype, device=device)
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
