@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Iterator
 
 from .course import CourseError, load_course
 
@@ -199,6 +200,25 @@ def watch_stage_files(folder: Path, files: set[str], stop: threading.Event) -> q
     return changes
 
 
+def merged_saves(changes: queue.Queue) -> Iterator[set]:
+    """The batches of :func:`watch_stage_files`, one per re-check: a batch with every save reported while it
+    waited merged into it (the saves made during the last re-check, checked once together). Ends when the watcher
+    does, after the saves it reported first; raises the watcher's :class:`WatchFailed` when it failed."""
+    item = changes.get()
+    while isinstance(item, set):
+        ended: list = []  # the watcher's last words (None, or why it failed), when read while merging
+        while not ended and not changes.empty():
+            more = changes.get()
+            if isinstance(more, set):
+                item |= more
+            else:
+                ended.append(more)
+        yield item
+        item = ended[0] if ended else changes.get()
+    if isinstance(item, WatchFailed):
+        raise item
+
+
 def cmd_watch(args) -> int:
     """Check every stage once, then re-check a stage each time its file is saved (watchfiles: the OS says
     when, nothing is polled). The judge and the sandbox's worker stay up in between, so a re-check costs only
@@ -247,23 +267,15 @@ def cmd_watch(args) -> int:
         devices = check_device(args.device)
         result = checked(ready=early.ready)
         show(result)
-        ended: list = []  # the watcher's last words (a WatchFailed, None), read after the saves before them
-        while (batch := ended.pop(0) if ended else changes.get()) is not None:
-            if isinstance(batch, WatchFailed):
-                failed = batch
-                continue
-            while not changes.empty():  # saves made during the last check: one re-check for all of them
-                more = changes.get()
-                if more is None or isinstance(more, WatchFailed):
-                    ended.append(more)  # the watcher ended: stop after this re-check
-                    break
-                batch |= more
+        for batch in merged_saves(changes):
             keys = changed_stages(course, batch)
             if not keys:
                 continue
             fresh = {s.key: s for s in checked(stages=keys).stages}
             result.stages = [fresh.get(s.key, s) for s in result.stages]
             show(result)
+    except WatchFailed as exc:
+        failed = exc
     except KeyboardInterrupt:
         pass
     finally:

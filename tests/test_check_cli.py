@@ -404,6 +404,31 @@ def test_a_watcher_that_fails_is_said_in_one_line(monkeypatch, tmp_path, course,
     assert line.startswith(f"autograder: stopped watching {tmp_path}/: OSError") and "watch limit" in line
 
 
+def test_saves_reported_during_a_recheck_are_rechecked_together_and_the_end_comes_after_them():
+    """merged_saves: every batch waiting is merged into one re-check; the watcher's end (None) or failure
+    (WatchFailed) is read only after the saves reported before it, and a failure is raised."""
+    import queue
+
+    from autograder.cli import WatchFailed, merged_saves
+
+    def reports(*items):
+        q: queue.Queue = queue.Queue()
+        for item in items:
+            q.put(item)
+        return q
+
+    a, b, c = {("m", "01_loop_average.py")}, {("m", "02_tril_average.py")}, {("m", "01_loop_average.py")}
+    assert list(merged_saves(reports(a, b, c, None))) == [a | b]
+    assert list(merged_saves(reports(None))) == []
+    got = []
+    with pytest.raises(WatchFailed, match="gone"):
+        for batch in merged_saves(reports(a, b, WatchFailed("gone"), None)):
+            got.append(batch)
+    assert got == [a | b]
+    with pytest.raises(WatchFailed):
+        list(merged_saves(reports(WatchFailed("gone"), None)))
+
+
 def test_watch_rechecks_a_stage_when_its_file_is_saved(tmp_path):
     """The real thing: a stub saved with the solution turns its stage green, without restarting watch."""
     import queue
