@@ -171,6 +171,32 @@ def test_nan_is_reported_as_nan_not_as_an_infinite_error():
     assert "max abs error 0.5" in text and "1 NaN where a number was expected" in text, text
 
 
+def test_compare_matches_nan_and_infinities_and_names_the_first_difference():
+    """compare's promises: NaN where NaN is expected and an infinity of the same sign pass; the first
+    difference is named by its index in the tensor's own shape (a 0-dim answer too); half-precision answers
+    and bool masks are compared by value; the absolute tolerance is relative to the largest finite magnitude."""
+    import torch
+
+    from autograder.checks import compare, magnitude
+
+    inf, nan = float("inf"), float("nan")
+    assert compare(torch.tensor([1.0, nan, inf, -inf]), torch.tensor([1.0, nan, inf, -inf]), 1e-6, 1e-8) == (True, "")
+    ok, text = compare(torch.tensor([1.0, -inf]), torch.tensor([1.0, inf]), 1e-6, 1e-8)
+    assert not ok and text.startswith("1 of 2 values differ; first at index (1,): expected inf, got -inf"), text
+    ok, text = compare(torch.tensor([[1.0, 2.0], [3.0, 4.5]]), torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1e-6, 1e-8)
+    assert text == "1 of 4 values differ; first at index (1, 1): expected 4, got 4.5; max abs error 0.5", text
+    ok, text = compare(torch.tensor(2.0), torch.tensor(3.0), 1e-6, 1e-8)
+    assert text == "1 of 1 values differ; first at index (): expected 3, got 2; max abs error 1", text
+    ok, text = compare(torch.tensor([1.0, 2.0]), torch.tensor([nan, 2.0]), 1e-6, 1e-8)
+    assert "1 numbers where NaN was expected" in text and "max abs error" not in text, text
+    assert compare(torch.tensor([0.1], dtype=torch.bfloat16), torch.tensor([0.1], dtype=torch.float64), 1e-2, 0)[0]
+    assert not compare(torch.tensor([True, False]), torch.tensor([True, True]), 0, 0)[0]
+    assert compare(torch.zeros(0, 3), torch.zeros(0, 3), 0, 0) == (True, "")
+    assert compare(torch.zeros(2), torch.zeros(3), 0, 0) == (False, "shape (2,) instead of (3,)")
+    assert magnitude(torch.tensor([0.5, -inf, nan])) == 1.0 and magnitude(torch.tensor([-7.0, inf])) == 7.0
+    assert compare(torch.tensor([100.0 + 5e-5]), torch.tensor([100.0]), 0, 1e-6)[0]  # atol 1e-6 * 100
+
+
 def test_a_recorded_stage_seed_draws_the_same_inputs_as_fixed_seed(course, sandbox):
     """A class's recorded per-stage seed, given back as ``fixed_seed`` (``check --seed``), reproduces the
     messages of the random checks, whoever the student is."""
