@@ -346,6 +346,34 @@ def test_the_kernel_bounds_the_replay_on_linux():
     assert resource.getrlimit(resource.RLIMIT_DATA) == before
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux enforces RLIMIT_DATA")
+def test_a_judge_under_a_lower_hard_data_limit_replays_within_it():
+    """A judge started under a hard RLIMIT_DATA below its data segment + the replay's budget (``ulimit -Hd``)
+    still replays honest graphs, bounded by that hard limit, and refuses what would pass it."""
+    import subprocess
+
+    code = """
+import resource, torch
+from autograder.sandbox import evidence as e
+hard = e._data_bytes() + (300 << 20)
+resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+x = torch.randn(2, 3, dtype=torch.float64)
+def graph(*calls):
+    nodes = [{"op": "input", "index": 0}] + list(calls)
+    return e.parse({"inputs": 1, "nodes": nodes, "output": {"ref": len(nodes) - 1}}, b"")
+neg = {"op": "call", "target": "aten.neg.default", "args": [{"ref": 0}], "kwargs": {}}
+assert torch.equal(e.replay(graph(neg), [x]), -x)
+big = {"op": "call", "target": "aten.new_zeros.default", "args": [{"ref": 0}, {"list": [16000, 16000]}], "kwargs": {}}
+try:
+    e.replay(graph(big), [x])
+except e.Unverifiable as exc:
+    print(exc)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "needs more memory than the autograder replays with" in out.stdout
+
+
 @pytest.mark.parametrize("bound", ["kernel", "meta"])
 def test_an_op_that_would_allocate_beyond_the_bound_is_refused_before_it_does(bound, monkeypatch):
     """A single op asked for a 2 GB tensor (past the replay's budget, and past ELEMENT_LIMIT): refused without

@@ -291,17 +291,17 @@ def _data_bytes() -> int:
 def _data_limit(extra: int) -> Iterator[None]:
     """Until the block ends, an allocation that would take this process's data segment more than ``extra`` bytes
     above its size now fails (a RuntimeError from torch's allocator, a MemoryError from Python's): RLIMIT_DATA's
-    soft limit, lowered here and restored after (a soft limit already lower is kept). OSError where the limit
-    cannot be read or set."""
+    soft limit, lowered here and restored after (a limit already lower is kept). OSError where the data segment
+    cannot be read (no /proc)."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     limit = _data_bytes() + extra
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)  # a hard limit below the bound: the hard limit is the (tighter) bound
     if soft != resource.RLIM_INFINITY and soft <= limit:  # already as tight
         yield
         return
-    if hard != resource.RLIM_INFINITY and hard < limit:
-        raise OSError("RLIMIT_DATA's hard limit is below the replay's bound")
     resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
     try:
         yield
