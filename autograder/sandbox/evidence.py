@@ -297,9 +297,7 @@ def _data_limit(extra: int) -> Iterator[None]:
 
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     limit = _data_bytes() + extra
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)  # a hard limit below the bound: the hard limit is the (tighter) bound
-    if soft != resource.RLIM_INFINITY and soft <= limit:  # already as tight
+    if soft != resource.RLIM_INFINITY and soft <= limit:  # already as tight (so too under a lower hard limit)
         yield
         return
     resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
