@@ -26,6 +26,7 @@ graph written by the learner passes only if it does the same work as the answer,
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 import sys
@@ -254,7 +255,7 @@ def _meta_pass(graph: Graph, ops: dict, inputs: list) -> None:
         _run(graph, ops, [x.to("meta") for x in inputs], "meta")
 
 
-def replay(graph: Graph, inputs: list, *, sizes: list | None = None):
+def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_checked: bool = False):
     """The graph's output for ``inputs`` (CPU tensors), computed here; ``sizes``, when given, receives (target,
     elements) of every tensor each call makes (see :func:`measure`).
 
@@ -263,14 +264,15 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None):
     allocate more than :data:`MEMORY_BUDGET` bytes first, because the kernel refuses it (:func:`_data_limit`,
     RLIMIT_DATA). Where no kernel enforces that limit (:func:`_limit_holds`: macOS, Windows, a Linux booted with
     ``ignore_rlimit_data``), shapes are propagated on the "meta" device first, which refuses the same graphs
-    without allocating (torch's Python meta kernels: about ten times the cost of the replay itself)."""
+    without allocating (torch's Python meta kernels: about ten times the cost of the replay itself), unless
+    ``shapes_checked``: an earlier replay of this graph already did, for inputs of these shapes and dtypes."""
     ops = _ops(graph, inputs)
-    try:
-        if _limit_holds():
-            with _data_limit(MEMORY_BUDGET):
-                return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
+    bounded = _limit_holds()
+    if not bounded and not shapes_checked:
         _meta_pass(graph, ops, inputs)
-        return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
+    try:
+        with _data_limit(MEMORY_BUDGET) if bounded else contextlib.nullcontext():
+            return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
     except MemoryError:
         raise Unverifiable("the graph needs more memory than the autograder replays with") from None
 
@@ -307,27 +309,21 @@ def _data_limit(extra: int) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
-_HOLDS: list[bool] = []  # whether the kernel enforces RLIMIT_DATA, once tried
-
-
+@functools.cache
 def _limit_holds() -> bool:
     """Whether this kernel refuses an allocation beyond RLIMIT_DATA, tried once: with the limit 64 MiB above the
     data segment, 128 MiB (which nothing else refuses: it is never touched) must fail. Linux refuses it unless
     booted with ``ignore_rlimit_data``; macOS and Windows do not (or have no such limit)."""
-    if not _HOLDS:
-        holds = False
-        try:
-            with _data_limit(64 << 20):
-                try:
-                    probe = torch.empty(128 << 20, dtype=torch.uint8)
-                except RuntimeError:
-                    holds = True
-                else:
-                    del probe
-        except (ImportError, OSError, ValueError):
-            pass
-        _HOLDS.append(holds)
-    return _HOLDS[0]
+    try:
+        with _data_limit(64 << 20):
+            try:
+                probe = torch.empty(128 << 20, dtype=torch.uint8)
+            except RuntimeError:
+                return True
+            del probe
+    except (ImportError, OSError, ValueError):
+        pass
+    return False
 
 
 # ops whose result shares its input's memory or allocates none of its own: a view of a tensor, or a broadcast
@@ -528,7 +524,9 @@ def verify(
             fresh_expected = _reference(reference, reference_args(fresh)) if expected is not None else None
         if expected is not None and fresh_expected is not None:
             if same_answer(expected, answer, dtype, strict=False) is None:  # a wrong answer fails the value checks
-                why = same_answer(replay(graph, fresh), _as_answer(fresh_expected), dtype, strict=False)
+                why = same_answer(
+                    replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype, strict=False
+                )
                 if why:
                     raise Unverifiable(
                         "your answer is right on the checked input, but the computation traced from "
@@ -536,7 +534,7 @@ def verify(
                         "part of the work escaped the trace"
                     )
         else:  # no reference for these inputs (a student release answers only the inputs it recorded)
-            why = same_answer(replay(graph, fresh), fresh_call(fresh), dtype)
+            why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
             if why:
                 raise Unverifiable(
                     "the graph of your call does not compute your answer on other inputs of the "
