@@ -26,11 +26,11 @@ graph written by the learner passes only if it does the same work as the answer,
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import re
 import sys
 import types
+from functools import cache
 from typing import Any, Iterator, Mapping
 
 import torch
@@ -309,7 +309,7 @@ def _data_limit(extra: int) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
-@functools.cache
+@cache
 def _limit_holds() -> bool:
     """Whether this kernel refuses an allocation beyond RLIMIT_DATA, tried once: with the limit 64 MiB above the
     data segment, 128 MiB (which nothing else refuses: it is never touched) must fail. Linux refuses it unless
