@@ -233,6 +233,15 @@ def cmd_watch(args) -> int:
     if not folder.is_dir():
         print(f"autograder: {folder} is not a folder", file=sys.stderr)
         return 2
+    try:
+        import watchfiles  # noqa: F401 - imported where it is used (watch_stage_files); here only to say it is missing
+    except ImportError:
+        print(
+            f"autograder: watch needs watchfiles, which this Python ({sys.executable}) lacks: run `make setup` "
+            "(or `pip install watchfiles`)",
+            file=sys.stderr,
+        )
+        return 2
     console = Console()
 
     def show(result) -> None:

@@ -7,6 +7,9 @@ files:
 * ``progress.json``: stage key -> the latest result of that stage (:meth:`StageResult.to_json`), whoever checked it;
 * ``hints.json``: stage key -> the numbers of the hints shown, in the order they were shown.
 
+Every change reads, updates and rewrites a file under a lock (``.<file>.lock``, beside it), so check cells run
+at the same time (two notebooks, ``watch`` and a notebook) never lose each other's results.
+
 Which hint comes next is decided here too (:func:`next_hint`): the one course.yml's ``hint_for`` names for the
 latest failure of the stage (its known mistake first, then the check's name), else the next one in order.
 """
@@ -15,7 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from .course import Course, Stage
 from .results import CheckResult, StageResult, SubmissionResult
@@ -37,14 +43,17 @@ def _read(path: Path) -> dict:
         return {}
 
 
-def _write(path: Path, data: dict) -> None:
-    try:  # written aside, then renamed: a reader (another check, a notebook) never sees half a file
+def _update(path: Path, change: Callable[[dict], dict]) -> None:
+    """Rewrite ``path`` with ``change(its data)``, holding the file's lock from the read to the rename; the new
+    data is written aside, then renamed, so a reader never sees half a file."""
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        aside = path.with_name(f".{path.name}.{os.getpid()}")
-        aside.write_text(json.dumps(data, indent=1))
-        os.replace(aside, path)
-    except OSError:
-        pass  # a read-only folder: progress is not remembered, the output is unchanged
+        with FileLock(path.with_name(f".{path.name}.lock"), timeout=30):
+            aside = path.with_name(f".{path.name}.{os.getpid()}")
+            aside.write_text(json.dumps(change(_read(path)), indent=1))
+            os.replace(aside, path)
+    except (OSError, Timeout):
+        pass  # a read-only folder (or a lock never released): progress is not remembered, the output is unchanged
 
 
 def load_progress(course: Course) -> dict[str, dict]:
@@ -54,10 +63,7 @@ def load_progress(course: Course) -> dict[str, dict]:
 
 def record(course: Course, stages: list[StageResult]) -> None:
     """Remember these results as the latest of their stages."""
-    data = load_progress(course)
-    for stage in stages:
-        data[stage.key] = stage.to_json()
-    _write(state_dir(course) / PROGRESS, data)
+    _update(state_dir(course) / PROGRESS, lambda data: {**data, **{s.key: s.to_json() for s in stages}})
 
 
 def progress_result(course: Course, progress: dict[str, dict] | None = None) -> SubmissionResult:
@@ -89,8 +95,12 @@ def latest(course: Course, key: str) -> StageResult | None:
 # -- hints ---------------------------------------------------------------------------------------------------
 def hints_shown(course: Course) -> dict[str, list[int]]:
     """Stage key -> the numbers (1-based) of the hints shown so far, oldest first."""
+    return _hints(_read(state_dir(course) / HINTS))
+
+
+def _hints(data: dict) -> dict[str, list[int]]:
     shown: dict[str, list[int]] = {}
-    for key, value in _read(state_dir(course) / HINTS).items():
+    for key, value in data.items():
         if isinstance(value, int):  # a count: the first hints in order
             shown[key] = list(range(1, value + 1))
         elif isinstance(value, list):
@@ -99,10 +109,13 @@ def hints_shown(course: Course) -> dict[str, list[int]]:
 
 
 def mark_shown(course: Course, key: str, number: int) -> None:
-    shown = hints_shown(course)
-    if number not in shown.setdefault(key, []):
-        shown[key].append(number)
-    _write(state_dir(course) / HINTS, shown)
+    def change(data: dict) -> dict:
+        shown = _hints(data)
+        if number not in shown.setdefault(key, []):
+            shown[key].append(number)
+        return shown
+
+    _update(state_dir(course) / HINTS, change)
 
 
 def answerable(result: StageResult) -> list[CheckResult]:

@@ -316,6 +316,30 @@ def test_a_python_without_the_dependencies_is_told_how_to_set_up():
     assert "make setup" in line and "pip install -e ." in line and "rich" in line
 
 
+def test_the_dependency_check_knows_every_dependency_of_a_release_and_of_the_course():
+    tomllib = pytest.importorskip("tomllib")
+    from autograder.__main__ import REQUIRED
+
+    def imported(pyproject: Path) -> set[str]:
+        names = {
+            re.split(r"[<>=;\s]", d)[0].lower() for d in tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+        }
+        return {{"pyyaml": "yaml"}.get(n, n) for n in names}
+
+    assert imported(ROOT / "autograder" / "templates" / "release" / "pyproject.toml") == {*REQUIRED, "watchfiles"}
+    assert imported(ROOT / "pyproject.toml") == {*REQUIRED, "watchfiles"}
+
+
+def test_watch_without_watchfiles_says_so_in_one_line(monkeypatch, capsys):
+    from autograder import cli
+
+    monkeypatch.setitem(sys.modules, "watchfiles", None)  # import watchfiles raises ImportError
+    assert cli.main(["watch", str(ROOT / "solutions")]) == 2
+    err = capsys.readouterr().err
+    (line,) = err.strip().splitlines()
+    assert "watchfiles" in line and "make setup" in line and "Traceback" not in err
+
+
 class NoSandbox:
     """Stands in for cli.EarlySandbox where run_check is faked: nothing to start or close."""
 
@@ -536,3 +560,35 @@ def test_ctrl_c_during_a_recheck_stops_watch(monkeypatch, tmp_path, course):
     assert cli.main(["watch", str(tmp_path)]) == 0
     assert calls == [None, ["tril_average"]]  # the next save was not checked: watch had stopped
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+def _record_many(state: str, key: str, rounds: int) -> None:
+    os.environ["AUTOGRADER_STATE"] = state
+    from autograder import progress
+    from autograder.course import load_course
+    from autograder.results import StageResult
+
+    course = load_course()
+    for n in range(rounds):
+        progress.record(course, [StageResult(key=key, title=key, max_score=10, seed=n)])
+        progress.mark_shown(course, key, n + 1)
+
+
+def test_checks_run_at_the_same_time_keep_each_others_results(tmp_path, monkeypatch, course):
+    """Two notebooks' check cells (or watch and a notebook) write the one store at once: each process records
+    its own stage and hints over and over; in the end every stage holds its own last result and every hint."""
+    import multiprocessing
+
+    from autograder import progress
+
+    keys = [s.key for s in course.stages[:6]]
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_record_many, args=(str(tmp_path), key, 25)) for key in keys]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    monkeypatch.setenv("AUTOGRADER_STATE", str(tmp_path))
+    assert {k: v["seed"] for k, v in progress.load_progress(course).items()} == {k: 24 for k in keys}
+    assert progress.hints_shown(course) == {k: list(range(1, 26)) for k in keys}

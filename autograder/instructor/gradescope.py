@@ -53,6 +53,7 @@ REQUIREMENTS = [
     "numpy==2.4.6",
     "PyYAML==6.0.3",
     "rich==15.0.0",
+    "filelock==4.2.12",
     "markdown-it-py==4.3.0",
     "mdurl==0.1.2",
     "Pygments==2.21.0",
@@ -65,7 +66,6 @@ REQUIREMENTS = [
     'typing_extensions==4.16.0; python_version < "3.11"',
 ]
 TORCH_REQUIREMENTS = [
-    "filelock==4.2.12",
     "fsspec==2026.9.0",
     "Jinja2==3.1.6",
     "MarkupSafe==3.0.4",
