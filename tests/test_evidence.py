@@ -127,6 +127,45 @@ def _calls(*nodes, inputs=1, output=None):
     }
 
 
+def _aliases(x):
+    """Honest code written with torch's aliases and rarer ops: each name below reaches the graph as it is."""
+    T = x.shape[-2]
+    s = torch.divide(torch.multiply(x, 0.5) @ x.swapdims(-2, -1), 2.0)  # divide, multiply, swapdims
+    future = torch.zeros(T, T, dtype=torch.bool)
+    future |= torch.ones(T, T).triu(1).bool()  # __ior__
+    s = s.masked_fill(future, float("-inf"))
+    w = torch.softmax(s, -1)
+    out = torch.empty(x.shape, dtype=x.dtype)  # empty, then every element written
+    out.copy_(torch.tensordot(w[0], x[0], dims=1).expand_as(x) * 0 + w @ x)  # tensordot
+    rows = torch.linspace(0, T - 1, T).long()  # linspace
+    out = out.index_copy(-2, rows, out.moveaxis(-1, -2).moveaxis(-1, -2))  # index_copy, moveaxis
+    out = out + torch.isneginf(s).sum() * 0 + x[0].T.sum() * 0  # isneginf, numpy_T
+    return out
+
+
+def test_aliases_composites_and_rarer_pure_ops_are_replayed():
+    data, blob = _trace(_aliases, Q)
+    graph = evidence.parse(data, blob)
+    targets = {n["target"].split(".")[1] for n in graph.calls()}
+    assert {"divide", "multiply", "swapdims", "__ior__", "empty", "tensordot", "linspace", "index_copy"} <= targets
+    assert {"moveaxis", "isneginf", "numpy_T"} <= targets
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), _aliases(fresh))
+
+
+def test_an_op_made_of_ops_the_replay_does_not_run_is_refused():
+    """fft_rfft is made of other ops (CompositeImplicitAutograd) but one of them, _fft_r2c, is not replayed."""
+    data, blob = _trace(lambda x: torch.fft.rfft(x).abs(), Q)
+    graph = evidence.parse(data, blob)
+    assert "aten.fft_rfft.default" in {n["target"] for n in graph.calls()}
+    with pytest.raises(evidence.Unverifiable, match="_fft_r2c"):
+        evidence.replay(graph, [Q])
+    for target in ("aten.__class__.__init__", "aten.__getattr__.default", "aten.bernoulli.default"):
+        data = _calls({"op": "call", "target": target, "args": [{"ref": 0}], "kwargs": {}})
+        with pytest.raises(evidence.Unverifiable, match="does not replay"):
+            evidence.replay(evidence.parse(data, b""), [Q])
+
+
 def test_an_op_off_the_allow_list_is_refused_without_running(monkeypatch):
     ran = []
     monkeypatch.setattr(torch.ops.aten, "from_file", lambda *a, **k: ran.append(a), raising=False)
