@@ -233,6 +233,36 @@ PROBES = FORK_LOOP + textwrap.dedent("""
     def find_file(x):
         return [os.path.exists("/tmp/left_behind"), os.environ.get("LEFT"), sorted(os.listdir("/tmp"))]
 
+    def _keyctl():
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        nr = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+        return libc, nr
+
+    def leave_key(x):
+        import ctypes
+        libc, (add_key, _) = _keyctl()
+        serial = libc.syscall(ctypes.c_long(add_key), b"user", b"note", b"left by student A", ctypes.c_long(17),
+                              ctypes.c_long(-4))
+        return serial > 0
+
+    def find_key(x):
+        import ctypes
+        libc, (_, keyctl) = _keyctl()
+        found = libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(10), ctypes.c_long(-4), b"user", b"note",
+                             ctypes.c_long(0))  # KEYCTL_SEARCH in the user keyring
+        return found > 0
+
+    def leave_deep_tree(x):
+        os.chdir("/tmp")
+        os.mkdir("deep")
+        os.chdir("deep")
+        for _ in range(3000):  # deeper than Python's recursion limit, and than PATH_MAX as one path
+            os.mkdir("d")
+            os.chdir("d")
+        open("bottom", "w").write("x")
+        return 1
+
     def kill_parents(x):
         for target in (os.getppid(), -1):
             try:
@@ -397,6 +427,22 @@ def test_a_child_sees_only_the_sandbox(bwrap_sb):
 def test_nothing_one_child_leaves_reaches_the_next(bwrap_sb):
     assert _call(bwrap_sb, "leave_file", 0) == 1
     assert _call(bwrap_sb, "find_file", 0)[:2] == [False, None]
+
+
+def test_a_key_one_child_stores_in_its_user_keyring_is_gone_for_the_next(bwrap_sb):
+    if os.uname().machine not in ("x86_64", "aarch64"):
+        pytest.skip("keyctl's syscall number is known here for x86_64 and aarch64 only")
+    if bwrap_sb.uid is None:
+        pytest.skip("the children have no uid of their own (not root): their user keyring is the judge's")
+    assert _call(bwrap_sb, "leave_key", 0) is True
+    assert _call(bwrap_sb, "find_key", 0) is False
+
+
+def test_a_tree_deeper_than_any_recursion_is_wiped_and_the_zygote_lives_on(bwrap_sb):
+    zygote_before = bwrap_sb.proc.pid
+    assert _call(bwrap_sb, "leave_deep_tree", 0) == 1
+    assert "deep" not in _call(bwrap_sb, "find_file", 0)[2]
+    assert bwrap_sb.proc.pid == zygote_before  # the same sandbox: its zygote did not die wiping the tree
 
 
 @pytest.mark.parametrize(

@@ -243,6 +243,27 @@ def _drop_privileges(uid: int | None) -> None:
         _clear_capabilities()
 
 
+_KEYCTL = {"x86_64": 250, "aarch64": 219}  # keyctl(2)'s syscall number (glibc has no wrapper)
+
+
+def _fresh_keyrings(own_uid: bool) -> None:
+    """Kernel keyrings are not files: what one child stores there (add_key) outlives it. A new, empty session
+    keyring for this child; with a uid of the children's own (``own_uid``), also the uid's user keyrings
+    emptied, which the previous child of this slot may have filled (never the judge's own: without a uid of the
+    children's, they are left alone). Best effort where keyctl is unavailable (it then fails for the learner
+    too)."""
+    import ctypes
+
+    nr = _KEYCTL.get(os.uname().machine)
+    if nr is None:
+        return
+    syscall = _libc().syscall
+    syscall(ctypes.c_long(nr), ctypes.c_long(1), ctypes.c_long(0))  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+    if own_uid:
+        for ring in (-4, -5):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
+            syscall(ctypes.c_long(nr), ctypes.c_long(7), ctypes.c_long(ring))  # KEYCTL_CLEAR
+
+
 def _clear_capabilities() -> None:
     """No capability in any set (the inheritable ones bubblewrap gave the zygote included): capset(2) with zeros,
     which any process may do to itself."""
@@ -276,6 +297,7 @@ def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bo
         if ipc and not _own_ipc_namespace():
             raise PermissionError("no IPC namespace of its own")
         _drop_privileges(uid)
+        _fresh_keyrings(own_uid=uid is not None)
         _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
         import types
 
@@ -381,9 +403,24 @@ def _memory_mb(pids: list[int], base_kb: int) -> float:
 
 
 def _wipe(path: str) -> None:
+    """Remove ``path`` and everything under it, however deep: a learner's tree may be thousands of folders deep
+    (``shutil.rmtree`` recurses, and would raise RecursionError or leave the deep part behind), then ``rm -rf``
+    finishes (coreutils walks any depth). Links are removed, never followed."""
     import shutil
 
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        shutil.rmtree(path)
+        return
+    except FileNotFoundError:
+        return
+    except (OSError, RecursionError):
+        pass
+    import subprocess
+
+    try:
+        subprocess.run(["rm", "-rf", "--", path], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _runtime_dirs() -> tuple:
@@ -406,8 +443,6 @@ def _runtime_dirs() -> tuple:
 def _wipe_contents(folder: str, keep: tuple = ()) -> None:
     """Empty ``folder`` (the sandbox's /tmp): nothing one child writes is seen by the next. Entries that lead
     to a path in ``keep`` (the runtime, when it lies under /tmp and is mounted there read-only) stay."""
-    import shutil
-
     try:
         entries = os.listdir(folder)
     except OSError:
@@ -417,7 +452,7 @@ def _wipe_contents(folder: str, keep: tuple = ()) -> None:
         if any(k.startswith(path.rstrip("/") + "/") for k in keep):
             continue
         if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
+            _wipe(path)
         else:
             try:
                 os.unlink(path)
