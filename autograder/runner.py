@@ -160,7 +160,8 @@ class GraderPlugin:
         self._checks: frozenset = frozenset()  # the node ids of every grader check (item_info's keys)
         self.item_info: dict[str, tuple] = {}  # node id -> (stage key, check name, weight, hidden, device)
         self.collect_errors: list[str] = []
-        self._forfeits: set[tuple[str, str]] = set()  # (student, stage) that used a forbidden shortcut
+        # (student, stage) -> why the stage earns nothing: a forbidden call, or how it computes could not be verified
+        self._forfeits: dict[tuple[str, str], str] = {}
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
         # stage's public and hidden modules (the zygote serves one child at a time)
 
@@ -340,7 +341,9 @@ class GraderPlugin:
                 "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) else None
             )
             if getattr(exc, "forfeit", False):
-                self._forfeits.add((student, stage_key))
+                why = "uses a forbidden shortcut" if mistake else "could not be verified as written by hand"
+                if self._forfeits.get((student, stage_key)) != "uses a forbidden shortcut":
+                    self._forfeits[(student, stage_key)] = why
         result = self.results[student].stage(stage_key)
         result.checks.append(
             CheckResult(
@@ -385,11 +388,12 @@ class GraderPlugin:
     def _finish(self, student: str) -> None:
         result = self.results[student]
         for stage in result.stages:
-            if (student, stage.key) in self._forfeits:  # a forbidden shortcut: the stage earns nothing
+            why = self._forfeits.get((student, stage.key))
+            if why:  # a forbidden shortcut, or a computation not verified as written by hand: nothing earned
                 for c in stage.checks:
                     if c.passed:
                         c.passed, c.points = False, 0.0
-                        c.message = "no credit: this stage uses a forbidden shortcut (see the 'written by hand' check)"
+                        c.message = f"no credit: this stage {why} (see the 'written by hand' check)"
         if self.on_done is not None:
             self.on_done(result)
 

@@ -231,3 +231,28 @@ def test_a_stage_read_back_from_its_record_scores_its_points_exactly():
     result = SubmissionResult(student="s", stages=[StageResult(key="k", title="k", max_score=10, checks=checks)])
     again = SubmissionResult.from_json(result.to_json())
     assert again.stages[0].score == 10 and again.score == 10
+
+
+def test_a_stage_that_earns_nothing_says_why(course, sandbox):
+    """A forbidden call and a computation the judge could not verify both leave the stage without credit; the
+    other checks say which of the two it was, never a forbidden call that was not made."""
+    solution = (ROOT / "solutions" / "07_causal_attention.py").read_text()
+    signature = "def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:"
+    assert signature in solution
+    through_python = solution.replace(
+        signature, "def causal_attention(q, k, v):\n    return _numpy_attention(q, k, v)\n\n\ndef _solution(q, k, v):"
+    ) + (
+        "\n\ndef _numpy_attention(q, k, v):  # the right answer, copied through Python numbers: a constant to the trace\n"
+        "    return torch.tensor(_solution(q, k, v).tolist(), dtype=q.dtype, device=q.device)\n"
+    )
+    sdpa = mistake_source(ROOT / "tests" / "mistakes" / "causal_attention__calls_sdpa.py", ROOT)
+    subs = [
+        _submission(course, "through-python", {"causal_attention": through_python}),
+        _submission(course, "sdpa", {"causal_attention": sdpa}),
+    ]
+    results = {r.student: r.stage("causal_attention") for r in grade(course, subs, seed=3, sandbox=sandbox)}
+    for student, why in (("through-python", "could not be verified as written by hand"), ("sdpa", "forbidden")):
+        stage = results[student]
+        assert stage.score == 0, student
+        revoked = [c.message for c in stage.checks if c.message.startswith("no credit")]
+        assert revoked and all(why in m for m in revoked), (student, revoked)
