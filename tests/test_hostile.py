@@ -162,7 +162,7 @@ class Run:
     def add_attacker(self, case: str) -> None:
         key = case.split("__")[0]
         path = HOSTILE / case
-        name = "attacker_" + Path(case).stem.split("__")[1]
+        name = "attacker_" + Path(case).stem  # the whole stem: two stages may share an attack's name
         sources = {k: self.solution(k) for k in self.stages if k != key}
         if path.is_dir():
             # a whole student folder with planted files, read the way the class grader reads folders
@@ -191,7 +191,7 @@ class Run:
 
     def add_control(self, control: str) -> None:
         key = control.split("__")[0]
-        name = "control_" + Path(control).stem.split("__")[1]
+        name = "control_" + Path(control).stem
         sources = {k: self.solution(k) for k in self.stages if k != key}
         sources[key] = (self.course.stage(key).file, (HOSTILE / "controls" / control).read_text())
         self.controls[control] = name

@@ -341,20 +341,33 @@ def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None
 # ───────────────────────────── comparisons ─────────────────────────────
 
 
-def own_weights_reference(handle, oracle_name: str, *extra):
-    """The grader's reference for a call of a module the learner built with its own weights: the oracle
-    ``oracle_name`` applied to ``x`` with the weights the module holds, read back from the learner's process
-    (they are only numbers: the reference itself is computed here). Passed as ``record=`` (see
-    :func:`autograder.sandbox.evidence.verify`); None when the module's state cannot be read."""
+def by_hand_module(student, cls: str, args: tuple, weights: dict, oracle_name: str, *extra, what: str):
+    """The module a "written by hand" check records, and the reference its call must give (``record=``, see
+    :func:`autograder.sandbox.evidence.verify`). Built holding the judge's ``weights`` when its parameters take
+    them: the reference is then the judge's alone, whatever the learner's process says about its state. A module
+    whose parameters do not (one that wraps nn.MultiheadAttention has others) keeps its own weights, read back from
+    its process (only numbers: the reference is computed here); a state that cannot be read is not evidence."""
     from autograder import oracle
+    from autograder.checks import CheckFailed
     from autograder.sandbox.errors import StudentFailure
 
     try:
+        handle = new_module(student, cls, *args, weights=weights, what=what)
+        return handle, lambda x: oracle.expected(oracle_name, x, weights, *extra)
+    except CheckFailed:
+        pass
+    handle = student.new(cls, *args, seed=123)
+    try:
         state = handle.state()
-    except StudentFailure:
-        return True  # the evidence then falls back to a second call; the state error fails the other checks
-    weights = {name: value.t.to(F64) for name, value in state.items() if isinstance(value, Out)}
-    return lambda x: oracle.expected(oracle_name, x, weights, *extra)
+    except StudentFailure as exc:
+        fail(
+            f"the autograder could not read the weights of {what} ({exc}), so how it computes cannot be verified. "
+            "This stage must be written by hand with torch operations, so it earns no points until it can be "
+            "verified.",
+            forfeit=True,
+        )
+    own = {name: value.t.to(F64) for name, value in state.items() if isinstance(value, Out)}
+    return handle, lambda x: oracle.expected(oracle_name, x, own, *extra)
 
 
 def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mistakes: dict | None = None, **kw):

@@ -570,14 +570,14 @@ def verify(
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
 
-    - with ``reference`` (the grader's own function, called as ``reference(*reference_args(fresh))``): the fresh
-      inputs never reach the child, and when the learner's answer was right (it equals the reference on the
-      inputs sent), the replay must equal the reference on them too. Nothing the child knows or remembers can
-      make a graph that skips the work pass this.
-    - without one, or where it cannot answer for these inputs (the student release's recorded values answer only
-      the inputs they were recorded for): ``fresh_call(fresh)`` makes a second, untraced call with them, whose
-      answer the replay must give. A function that keeps state between calls could agree with a graph it forged;
-      the grade of record's graders pass a reference its oracles can always compute."""
+    - with ``reference`` (the grader's own function, called as ``reference(*reference_args(fresh))``) and an
+      answer that is right (it equals the reference on the inputs sent): the replay must equal the reference on
+      the fresh inputs, which never reach the child. Nothing the child knows or remembers can make a graph that
+      skips the work pass this.
+    - otherwise (a wrong answer, no reference, or one that cannot answer for these inputs: the student release's
+      recorded values answer only the inputs they were recorded for): ``fresh_call(fresh)`` makes a second,
+      untraced call with them, whose answer the replay must give. A function that keeps state between calls
+      could agree with a graph it forged (SECURITY.md, what does not hold)."""
     try:
         graph = parse(reply.get("graph"), blob)
         forbidden = forbidden_ops(graph)
@@ -593,18 +593,22 @@ def verify(
         if reference is not None and reference_args is not None:
             expected = _reference(reference, reference_args(inputs))
             fresh_expected = _reference(reference, reference_args(fresh)) if expected is not None else None
-        if expected is not None and fresh_expected is not None:
-            if same_answer(expected, answer, dtype, strict=False) is None:  # a wrong answer fails the value checks
-                why = same_answer(
-                    replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype, strict=False
+        if (
+            expected is not None
+            and fresh_expected is not None
+            and same_answer(expected, answer, dtype, strict=False) is None
+        ):
+            why = same_answer(
+                replay(graph, fresh, shapes_checked=True), _as_answer(fresh_expected), dtype, strict=False
+            )
+            if why:
+                raise Unverifiable(
+                    "your answer is right on the checked input, but the computation traced from "
+                    f"your code does not compute it on other inputs of the same shapes ({why}): "
+                    "part of the work escaped the trace"
                 )
-                if why:
-                    raise Unverifiable(
-                        "your answer is right on the checked input, but the computation traced from "
-                        f"your code does not compute it on other inputs of the same shapes ({why}): "
-                        "part of the work escaped the trace"
-                    )
-        else:  # no reference for these inputs (a student release answers only the inputs it recorded)
+        else:  # no reference for these inputs (a student release answers only the inputs it recorded), or a wrong
+            # answer (the reference says nothing about it): the replay must give the learner's own fresh answer
             why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
             if why:
                 raise Unverifiable(

@@ -15,7 +15,7 @@ from autograder.checks import check, expect_close, expect_kept, expect_precise, 
 from autograder.graders import attention as a
 from autograder.graders.attention import (
     expect_causal,
-    own_weights_reference,
+    by_hand_module,
     expect_close_by_hand,
     explained,
     grads_of,
@@ -118,12 +118,12 @@ def test_by_hand(student):
 
 @check("CausalSelfAttention written by hand: no scaled_dot_product_attention (or another fused kernel)")
 def test_module_by_hand(student):
-    # the module's own weights, not loaded ones: a module holding nn.MultiheadAttention could not load them
-    handle = student.new("CausalSelfAttention", 4, 3, 8, seed=123)
-    reference = own_weights_reference(handle, "causal_self_attention")
-    with explained(student, "CausalSelfAttention(4, 3, 8)(x)"):
+    w = linear_weights(qkv(4, 3), bias=False, seed=178)
+    what = "CausalSelfAttention(4, 3, 8)"
+    handle, reference = by_hand_module(student, "CausalSelfAttention", (4, 3, 8), w, "causal_self_attention", what=what)
+    with explained(student, f"{what}(x)"):
         reply = handle(X8, cast=torch.float32, record=reference, full=True)
-    require_by_hand(reply, "CausalSelfAttention.forward", reference(X8) if callable(reference) else None)
+    require_by_hand(reply, "CausalSelfAttention.forward", reference(X8))
 
 
 @check("causal_attention: changing a future step never changes an earlier output", weight=2)

@@ -19,7 +19,7 @@ from autograder.graders.attention import (
     linear_weights,
     mha_layers,
     new_module,
-    own_weights_reference,
+    by_hand_module,
     perturb_from,
     require_by_hand,
     sdpa,
@@ -277,12 +277,14 @@ def test_torch_mha(student):
     "written by hand: no nn.MultiheadAttention, multi_head_attention_forward or scaled_dot_product_attention", weight=3
 )
 def test_by_hand(student):
-    # the module's own weights, not loaded ones: a module holding nn.MultiheadAttention could not load them
-    handle = student.new("MultiHeadAttention", 4, 6, 2, 8, seed=123)
-    reference = own_weights_reference(handle, "multi_head_attention", 2)
-    with explained(student, "MultiHeadAttention(4, 6, 2, 8)(x)"):
+    w = linear_weights(layers(4, 6), bias=biased(False), seed=199)
+    what = "MultiHeadAttention(4, 6, 2, 8)"
+    handle, reference = by_hand_module(
+        student, "MultiHeadAttention", (4, 6, 2, 8), w, "multi_head_attention", 2, what=what
+    )
+    with explained(student, f"{what}(x)"):
         reply = handle(X, cast=torch.float32, record=reference, full=True)
-    require_by_hand(reply, "MultiHeadAttention.forward", reference(X) if callable(reference) else None)
+    require_by_hand(reply, "MultiHeadAttention.forward", reference(X))
 
 
 @check("MultiHeadAttention: gradients reach W_query, W_key, W_value and out_proj and equal the reference")
