@@ -11,7 +11,9 @@ STAGE = "loop_average"
 
 @check("random inputs, varied shapes (T = 1, T != C, B > 1, leading dims)", weight=4)
 def test_random_shapes(student, rng):
-    for shape in [(1, 1, 4), (3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3)]:
+    # T = 1 last: with one step, mistakes cannot be told apart (a label there would guess); T = 13: longer than
+    # any fixed input (a table of weights cut to 8 steps fails)
+    for shape in [(3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3), (2, 13, 3), (1, 1, 4)]:
         x = randn(rng, *shape)
         expect_close(
             student.call("causal_mean_loop", x, cast=torch.float64),

@@ -43,7 +43,8 @@ def _linear(student, rng, d_in, d_out, bias, dtype=F64):
 
 @check("random weights and inputs, varied shapes (T = 1, d_in != d_out, B > 1)", weight=2)
 def test_random(student, rng):
-    cases = [((1, 1, 3), 2, False), ((3, 7, 5), 2, True), ((4, 6, 2), 6, False), ((2, 2, 4, 3), 4, True)]
+    # T = 1 last: with one step, mistakes cannot be told apart (a label there would guess)
+    cases = [((3, 7, 5), 2, True), ((4, 6, 2), 6, False), ((2, 2, 4, 3), 4, True), ((1, 1, 3), 2, False)]
     for shape, d_out, bias in cases:
         x = randn(rng, *shape) * 1.5
         for cls in ("SelfAttentionParams", "SelfAttentionLinear"):

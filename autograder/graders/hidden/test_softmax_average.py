@@ -39,7 +39,8 @@ def test_random_sizes(student, rng):
 
 @check("average: random inputs, extra leading dims, T = 1", weight=3)
 def test_random_inputs(student, rng):
-    for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (1, 1, 3)]:
+    # T = 13: longer than any fixed input (a table of weights cut to 8 steps fails); T = 1 last
+    for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (2, 13, 3), (1, 1, 3)]:
         x = randn(rng, *shape)
         expect_close(
             student.call("causal_mean_softmax", x, cast=torch.float64),

@@ -11,7 +11,9 @@ STAGE = "tril_average"
 
 @check("random inputs, extra leading dims, T = 1", weight=3)
 def test_random(student, rng):
-    for shape in [(1, 1, 3), (3, 5, 2), (2, 3, 4, 6), (5, 9)]:
+    # T = 1 last: with one step, mistakes cannot be told apart (a label there would guess); T = 13: longer than
+    # any fixed input (a table of weights cut to 8 steps fails)
+    for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (2, 13, 3), (1, 1, 3)]:
         x = randn(rng, *shape)
         expect_close(
             student.call("causal_mean_matmul", x, cast=torch.float64),
