@@ -256,3 +256,39 @@ def test_a_stage_that_earns_nothing_says_why(course, sandbox):
         assert stage.score == 0, student
         revoked = [c.message for c in stage.checks if c.message.startswith("no credit")]
         assert revoked and all(why in m for m in revoked), (student, revoked)
+
+
+def test_a_mistake_is_named_only_when_it_alone_explains_the_answer():
+    """With one step (T = 1) several mistakes give the same output (an off-by-one slice and a forgotten first
+    step both average nothing): the answer then names none of them."""
+    import torch
+
+    from autograder.checks import diagnose
+
+    expected, got = torch.tensor([1.0, 2.0]), torch.zeros(2)
+    assert diagnose(got, {"off by one": torch.zeros(2), "other": torch.ones(2)}, 1e-5, 1e-8, expected=expected) == (
+        "off by one"
+    )
+    assert diagnose(got, {"off by one": torch.zeros(2), "first step": torch.zeros(2)}, 1e-5, 1e-8) is None
+    assert diagnose(got, {"right here": expected, "off by one": torch.zeros(2)}, 1e-5, 1e-8, expected=expected) == (
+        "off by one"
+    )
+
+
+def test_the_values_shown_start_at_the_first_difference():
+    """Six values are shown of each tensor: from just before the first difference, so that the expected and the
+    returned values shown differ where the first six of each are the same."""
+    import pytest
+    import torch
+
+    from autograder.checks import CheckFailed, expect_close
+
+    expected = torch.arange(20, dtype=torch.float64)
+    got = expected.clone()
+    got[10] = -1.0
+    with pytest.raises(CheckFailed) as info:
+        expect_close(got, expected, what="f(x)")
+    lines = str(info.value).splitlines()
+    assert "first at index (10,)" in lines[0]
+    assert lines[1].strip() == "expected [..., 9, 10, 11, 12, 13, 14, ...]"
+    assert lines[2].strip() == "got      [..., 9, -1, 11, 12, 13, 14, ...]"

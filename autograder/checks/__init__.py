@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Iterator, NoReturn
 
 import numpy as np
 import torch
@@ -143,10 +143,13 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _preview(t: torch.Tensor, n: int = 6) -> str:
-    flat = t.detach().reshape(-1)[:n].tolist()
-    more = ", ..." if t.numel() > n else ""
-    return "[" + ", ".join(_fmt(float(v)) for v in flat) + more + "]"
+def _preview(t: torch.Tensor, n: int = 6, start: int = 0) -> str:
+    """``n`` values of ``t`` (flattened) from index ``start``: where a comparison found the first difference, so
+    that the values shown for the expected and the returned tensor are not the same ones."""
+    flat = t.detach().reshape(-1)[start : start + n].tolist()
+    before = "..., " if start > 0 else ""
+    more = ", ..." if t.numel() > start + n else ""
+    return "[" + before + ", ".join(_fmt(float(v)) for v in flat) + more + "]"
 
 
 def as_tensor(got, what: str) -> Out:
@@ -216,11 +219,17 @@ def _largest_finite(values: np.ndarray) -> float:
 
 def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> tuple[bool, str]:
     """(close?, a short description of where they differ). ``atol`` is relative to :func:`magnitude`."""
+    ok, where, _ = _compare(got, expected, rtol, atol)
+    return ok, where
+
+
+def _compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float) -> tuple[bool, str, int]:
+    """:func:`compare`, and the flat index of the first difference (0 when there is none)."""
     g, e = _values(got), _values(expected)
     if g.shape != e.shape:
-        return False, f"shape {tuple(g.shape)} instead of {tuple(e.shape)}"
+        return False, f"shape {tuple(g.shape)} instead of {tuple(e.shape)}", 0
     if g.size == 0:
-        return True, ""
+        return True, "", 0
     shape, g, e = g.shape, g.reshape(-1), e.reshape(-1)  # flat: a 0-dim answer too is an array
     atol = atol * _largest_finite(e)
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN
@@ -231,7 +240,7 @@ def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float)
     g_nan, e_nan = np.isnan(g), np.isnan(e)
     ok = close | (g_nan & e_nan)
     if ok.all():
-        return True, ""
+        return True, "", 0
     first = int(np.argmax(~ok))
     bad = tuple(int(i) for i in np.unravel_index(first, shape))
     nan = ~ok & (g_nan | e_nan)  # a NaN where a number belongs, or a number where NaN does
@@ -241,18 +250,26 @@ def compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float)
         errors.append(f"{int((nan & g_nan).sum())} NaN where a number was expected")
     if (nan & ~g_nan).any():
         errors.append(f"{int((nan & ~g_nan).sum())} numbers where NaN was expected")
-    return False, (
+    return (
+        False,
         f"{int((~ok).sum())} of {g.size} values differ; first at index {bad}: expected "
-        f"{_fmt(float(e[first]))}, got {_fmt(float(g[first]))}; " + "; ".join(errors)
+        f"{_fmt(float(e[first]))}, got {_fmt(float(g[first]))}; " + "; ".join(errors),
+        first,
     )
 
 
 def diagnose(got: torch.Tensor, mistakes, rtol: float, atol: float, *, expected=None) -> str | None:
-    """The name of the first known mistake that explains ``got``: its output matches ``got`` at the scoring
-    tolerance (rtol, atol) and, on these inputs, differs from ``expected`` (the correct answer) beyond it. A
-    variant that gives the correct answer here (a scale by sqrt(hs_v) where hs_v == hs, a missing identity
-    out_proj) explains nothing and is never named."""
+    """The name of the known mistake that explains ``got``: its output matches ``got`` at the scoring tolerance
+    (rtol, atol) and, on these inputs, differs from ``expected`` (the correct answer) beyond it. A variant that
+    gives the correct answer here (a scale by sqrt(hs_v) where hs_v == hs, a missing identity out_proj) explains
+    nothing and is never named; nor is any when two mistakes explain ``got`` alike (with one step, T = 1, several
+    mistakes give the same output): these inputs cannot tell which one was made."""
     got = got.t if isinstance(got, Out) else got
+    found = list(_explaining(got, mistakes, rtol, atol, expected))
+    return found[0] if len(found) == 1 else None
+
+
+def _explaining(got: torch.Tensor, mistakes, rtol: float, atol: float, expected) -> Iterator[str]:
     for name, wrong in (mistakes or {}).items():
         if wrong is None or not isinstance(wrong, torch.Tensor) or tuple(wrong.shape) != tuple(got.shape):
             continue
@@ -263,8 +280,7 @@ def diagnose(got: torch.Tensor, mistakes, rtol: float, atol: float, *, expected=
         ):
             continue
         if compare(got, wrong, rtol, atol)[0]:
-            return name
-    return None
+            yield name
 
 
 def expect_close(
@@ -291,14 +307,15 @@ def expect_close(
         if mistake:
             msg += f"\n  this looks like a known mistake: {mistake}"
         fail(msg, mistake)
-    ok, where = compare(out.t, expected, rtol, atol)
+    ok, where, first = _compare(out.t, expected, rtol, atol)
     if ok:
         return out
     mistake = diagnose(out.t, mistakes, rtol, atol, expected=expected)
+    start = max(0, first - 1)  # the values shown begin just before the first difference
     lines = [
         f"{what}: values differ from the reference ({where})",
-        f"  expected {_preview(expected)}",
-        f"  got      {_preview(out.t)}",
+        f"  expected {_preview(expected, start=start)}",
+        f"  got      {_preview(out.t, start=start)}",
     ]
     if mistake:
         lines.append(f"  this looks like a known mistake: {mistake}")
