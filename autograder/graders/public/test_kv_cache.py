@@ -175,13 +175,14 @@ def test_cache(student):
     expect_close(keys, k2, what="append(k, v) after reset(): keys (only the new ones)")
 
 
-@check("KVCache: ValueError past max_len (filling it exactly is allowed)", construction=True)
+@check("KVCache: ValueError past max_len (filling it exactly is allowed), and nothing added then", construction=True)
 def test_overflow(student):
     cache = student.new("KVCache", 4)
     k, v = fixed(1, NH, 3, 3, seed=320), fixed(1, NH, 3, 3, seed=321)
     with explained(student, "KVCache(4): appending 3, then 1 position (filling it exactly)"):
         cache.method("append", k, v, cast=F64)
         cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
+        before = cache.method("__len__")
     try:
         cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
     except MissingName:
@@ -192,6 +193,14 @@ def test_overflow(student):
                 f"KVCache(4) holding 4 positions: append(1 more) raised {exc.error.get('type')}, expected a "
                 "ValueError that says the cache is full",
                 b.NO_OVERFLOW_CHECK,
+            )
+        with explained(student, "len(cache) after the refused append"):
+            after = cache.method("__len__")
+        if after != before:  # compared with len() before, so that a wrong __len__ loses points in its own check
+            fail(
+                f"KVCache(4) holding 4 positions raised ValueError for a 5th but len(cache) went from {before} to "
+                f"{after}: check whether the new positions fit before adding them (the docstring: nothing is added "
+                "then)"
             )
         return
     fail(
