@@ -83,12 +83,14 @@ def test_params_creation_order(student):
     missing = [n for n in NAMES if n not in state]
     if missing:
         fail(f"SelfAttentionParams(4, 3) has no parameter {missing[0]!r}. {PARAMS_HINT}")
-    got = [state[n].t.to(torch.float32) for n in NAMES]
-    draws = rand_draws(4, 3)
-    if all(tuple(g.shape) == (4, 3) and torch.equal(g, d) for g, d in zip(got, draws)):
+    # the numbers drawn, in the order drawn (flattened: a weight of another shape is the structure check's failure,
+    # not this one's)
+    got = [state[n].t.to(torch.float32).reshape(-1) for n in NAMES]
+    draws = [d.reshape(-1) for d in rand_draws(4, 3)]
+    if all(g.shape == d.shape and torch.equal(g, d) for g, d in zip(got, draws)):
         return
     for i, name in enumerate(NAMES):
-        j = next((j for j, d in enumerate(draws) if tuple(got[i].shape) == (4, 3) and torch.equal(got[i], d)), None)
+        j = next((j for j, d in enumerate(draws) if got[i].shape == d.shape and torch.equal(got[i], d)), None)
         if j is not None and j != i:
             fail(
                 f"after torch.manual_seed(123), {name} holds the {('first', 'second', 'third')[j]} torch.rand draw "
@@ -118,8 +120,11 @@ def test_seed_table(student):
     mistake, why = None, ""
     if all(n in state for n in NAMES):
         got_w = [state[n].t.to(F64) for n in NAMES]
-        same = all(tuple(g.shape) == (3, 2) and torch.allclose(g, d) for g, d in zip(got_w, draws))
-        if not same and sorted(tuple(round(v, 6) for v in g.reshape(-1).tolist()) for g in got_w) == sorted(
+        shaped = all(tuple(g.shape) == (3, 2) for g in got_w)
+        same = shaped and all(torch.allclose(g, d) for g, d in zip(got_w, draws))
+        if not shaped:
+            why = " The weights do not have shape (d_in, d_out) = (3, 2): see the structure check."
+        elif not same and sorted(tuple(round(v, 6) for v in g.reshape(-1).tolist()) for g in got_w) == sorted(
             tuple(round(v, 6) for v in d.reshape(-1).tolist()) for d in draws
         ):
             mistake, why = (
