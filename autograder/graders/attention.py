@@ -177,7 +177,13 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
         if name not in state:
             layer = name.split(".")[0]
             mistake = MISSING_OUT_PROJ if layer == "out_proj" else None
-            if name.endswith(".bias") and f"{layer}.weight" in state:
+            if name == "out_proj.bias" and "out_proj.weight" in state:
+                msg = (
+                    f"{what} has no out_proj.bias: create out_proj as nn.Linear(d_out, d_out), with the default "
+                    "bias=True (qkv_bias is for W_query, W_key and W_value only)"
+                )
+                mistake = None  # out_proj is there: only its bias is missing
+            elif name.endswith(".bias") and f"{layer}.weight" in state:
                 msg = (
                     f"{what} has no {name}: with qkv_bias=True each projection needs a bias "
                     f"(nn.Linear(..., bias=qkv_bias))"
@@ -245,6 +251,12 @@ def expect_structure(
                 f"nn.Linear(in_features={n_in}, out_features={n_out}) stores its weight as (out, in)"
             )
         has_bias = f"{name}.bias" in params
+        if has_bias != bias and name == "out_proj":  # qkv_bias is for the three projections only
+            fail(
+                f"{what}.out_proj {'has' if has_bias else 'has no'} bias, but it should "
+                f"{'have one' if bias else 'have none'}: create it as nn.Linear(d_out, d_out), with the default "
+                "bias=True (qkv_bias is for W_query, W_key and W_value only)"
+            )
         if has_bias != bias:
             fail(
                 f"{what}.{name} {'has' if has_bias else 'has no'} bias, but it should "
