@@ -36,8 +36,8 @@ HINT = (
     "self.dropout = nn.Dropout(dropout) and the mask buffer"
 )
 
-# (q, k, v): hs != hs_v; one step; extra leading dims (..., T, hs); T_q != T_k (the mask is (T_q, T_k), aligned
-# top-left as SDPA's is_causal: a mask built from T_q alone fails here)
+# (q, k, v): hs != hs_v; one step; extra leading dims (..., T, hs); T_q < T_k and T_q > T_k (the mask is (T_q,
+# T_k), aligned top-left as SDPA's is_causal: a mask built from T_q or from T_k alone fails here)
 CASES = [
     (fixed(2, 5, 4, seed=71, low=-2, high=2), fixed(2, 5, 4, seed=72, low=-2, high=2), fixed(2, 5, 3, seed=73)),
     (fixed(1, 1, 2, seed=74, low=-2, high=2), fixed(1, 1, 2, seed=75, low=-2, high=2), fixed(1, 1, 5, seed=76)),
@@ -47,6 +47,7 @@ CASES = [
         fixed(2, 3, 6, 2, seed=79),
     ),
     (fixed(2, 3, 4, seed=96, low=-2, high=2), fixed(2, 5, 4, seed=97, low=-2, high=2), fixed(2, 5, 3, seed=98)),
+    (fixed(2, 5, 4, seed=190, low=-2, high=2), fixed(2, 3, 4, seed=191, low=-2, high=2), fixed(2, 3, 3, seed=192)),
 ]
 X8 = fixed(2, 8, 4, seed=80, low=-2, high=2)  # (B, T = context_length, d_in)
 
