@@ -30,7 +30,15 @@ F64 = torch.float64
 
 # logits whose row maximum grows from block to block (a ramp), so that every rescaling step matters
 X = fixed(3, 10, seed=201, low=-2, high=2) + torch.linspace(0, 3, 10, dtype=F64)
-BIG = torch.tensor([[0.0, -1e4, 1e4, 0.0, 1e4, -1e4, 0.0], [-1e4, -1e4, 0.0, 1e4, -1e4, 1e4, 1e4]], dtype=F64)
+# logits of +-1e4, and a row of only large negative ones (a running maximum started at 0 underflows there: 0 / 0)
+BIG = torch.tensor(
+    [
+        [0.0, -1e4, 1e4, 0.0, 1e4, -1e4, 0.0],
+        [-1e4, -1e4, 0.0, 1e4, -1e4, 1e4, 1e4],
+        [-1e4, -1e4, -1e4 + 2, -1e4, -1e4 + 1, -1e4, -1e4],
+    ],
+    dtype=F64,
+)
 
 
 def qkv(shape_q, T_k, hs_v, first):
@@ -88,8 +96,8 @@ def expect_finite(got, expected, what, mistakes):
     if not bool(torch.isfinite(t).all()):
         mistake = diagnose(t, mistakes, *tolerance(torch.float32), expected=expected)
         fail(
-            f"{what}: the result holds NaN or inf. exp() of a logit of 1e4 overflows: subtract the running "
-            "maximum before exponentiating, and update it with every block"
+            f"{what}: the result holds NaN or inf. exp() of a logit of 1e4 overflows and of -1e4 underflows to 0: "
+            "start the running maximum at -inf, subtract it before exponentiating, and update it with every block"
             + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
             mistake,
         )
