@@ -390,6 +390,30 @@ def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mist
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
 
 
+def expect_dropout_on_weights(y: torch.Tensor, weights: torch.Tensor, values: torch.Tensor, p: float, what: str):
+    """``y`` (B, T, nh * hs_v), a causal attention's output in training mode with dropout ``p``, next to the heads'
+    weights (B, nh, T, T_k) and values (B, nh, T_k, hs_v) computed here: dropout on the attention weights cuts
+    whole links, so each head's output at step t must be 1 / (1 - p) times the sum of w[t, s] v[s] over some of
+    the steps s <= t (all subsets are tried: T small)."""
+    import itertools
+
+    B, nh, T, Tk = weights.shape
+    hs = values.shape[-1]
+    scale, bound = 1.0 / (1.0 - p), 1e-7 * (1 + float(values.abs().max()))
+    for b, h, t in itertools.product(range(B), range(nh), range(T)):
+        seen = min(t + 1, Tk)
+        keep = torch.tensor(list(itertools.product((0.0, 1.0), repeat=seen)), dtype=torch.float64)
+        candidates = scale * (keep * weights[b, h, t, :seen]) @ values[b, h, :seen]  # (2^seen, hs_v)
+        got = y[b, t, h * hs : (h + 1) * hs]
+        if float((candidates - got).abs().amax(-1).min()) > bound:
+            head = f" (head {h})" if nh > 1 else ""
+            fail(
+                f"{what} in training mode: output [{b}, {t}]{head} is not a re-scaled sum of some of the value "
+                "vectors it may see. Dropout belongs on the attention weights: weights = self.dropout(softmax("
+                "scores)), then weights @ v."
+            )
+
+
 def expect_causal(
     base, changed, t: int, *, what: str, expected: torch.Tensor, mistakes=None, changed_what: str = ""
 ) -> None:

@@ -7,6 +7,7 @@
 
 import math
 
+import torch
 import torch.nn.functional as F
 
 from autograder.graders import attention as m
@@ -57,6 +58,15 @@ def multi_head_attention(x, state, n_heads):
     return _mha(x, state, int(n_heads))
 
 
+def multi_head_attention_heads(x, state, n_heads):
+    """Each head's causal attention weights (..., nh, T, T) and values (..., nh, T, hs): what dropout on the
+    attention weights keeps or cuts, link by link."""
+    q, k, v = (split_heads(t, int(n_heads)) for t in project_linear(x, state))
+    T = x.shape[-2]
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])).masked_fill(~allowed(T, T), float("-inf"))
+    return torch.softmax(scores, dim=-1), v
+
+
 def multi_head_attention_grad(which, x, upstream, state, n_heads):
     return reference_grad(multi_head_attention, which, x, upstream, state, n_heads)
 
@@ -70,6 +80,7 @@ EXPECTED = {
     "merge_heads": merge_heads,
     "multi_head_attention": multi_head_attention,
     "multi_head_attention_grad": multi_head_attention_grad,
+    "multi_head_attention_heads": multi_head_attention_heads,
 }
 MISTAKES = {
     "split_heads": {

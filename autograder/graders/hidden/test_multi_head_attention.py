@@ -3,8 +3,15 @@
 import torch
 
 from autograder import oracle
-from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
-from autograder.graders.attention import biased, expect_close_by_hand, explained, random_linear_weights
+from autograder.checks import HALVES, check, credited, expect_close, expect_half, expect_shape, fail
+from autograder.graders.attention import (
+    DROPOUT_UNUSED,
+    biased,
+    expect_close_by_hand,
+    expect_dropout_on_weights,
+    explained,
+    random_linear_weights,
+)
 from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_multi_head_attention import layers, module, torch_mha
 
@@ -122,6 +129,33 @@ def test_dropout_eval(student, rng):
         what=what + " (dropout must do nothing)",
         mistakes=oracle.mistakes("multi_head_attention", x, w, 2),
     )
+
+
+@check("MultiHeadAttention: in training mode, dropout cuts attention weights (whole links) in every head")
+def test_dropout_on_weights(student, rng):
+    p, nh, d_out = 0.5, 2, 6
+    w = random_linear_weights(rng, layers(4, d_out), bias=biased(False))
+    w["out_proj.weight"] = torch.eye(d_out, dtype=F64)  # out_proj the identity: the heads' outputs side by side
+    w["out_proj.bias"] = torch.zeros(d_out, dtype=F64)
+    handle, _ = module(student, 4, d_out, nh, 8, weights=w, dropout=p, hint="")
+    x = randn(rng, 2, 5, 4)
+    what = f"MultiHeadAttention(4, {d_out}, n_heads={nh}, context_length=8, dropout={p})(x (2, 5, 4))"
+    handle.train(False)
+    with explained(student, what):
+        evaluated = handle(x, cast=F64)
+    expected = oracle.expected("multi_head_attention", x, w, nh)
+    credited(evaluated, expected, what + " after .eval()", oracle.mistakes("multi_head_attention", x, w, nh))
+    handle.train(True)
+    with explained(student, what):
+        y = expect_shape(handle(x, cast=F64, seed=7), (2, 5, d_out), what + " in training mode").t.to(F64)
+    if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
+        fail(
+            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass each "
+            "head's attention weights through self.dropout after the softmax and before @ v.",
+            DROPOUT_UNUSED,
+        )
+    weights, values = oracle.expected("multi_head_attention_heads", x, w, nh)
+    expect_dropout_on_weights(y, weights, values, p, what)
 
 
 @check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
