@@ -283,6 +283,12 @@ def expect_structure(
                 "and one column per position up to context_length"
             )
         got = (state or {}).get("mask")
+        if state is not None and "mask" not in state:
+            fail(
+                f"{what}.mask is a buffer that state_dict() does not save (registered with persistent=False?): "
+                "register it with self.register_buffer('mask', ...) and the default persistent=True, so that "
+                "state_dict() saves it with the weights"
+            )
         if state is not None and not isinstance(getattr(got, "t", None), torch.Tensor):
             fail(f"{what}.mask could not be read back as a tensor")
         if state is not None and got is not None:
