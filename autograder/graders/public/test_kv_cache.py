@@ -214,21 +214,24 @@ def test_overflow(student):
 
 
 @check(
-    "CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out)",
+    "CachedMultiHeadAttention: W_query, W_key, W_value are nn.Linear(d_in, d_out), out_proj nn.Linear(d_out, d_out), "
+    "the mask a registered bool buffer",
     construction=True,
 )
 def test_structure(student):
     for bias in (False, True):
-        info = student.new("CachedMultiHeadAttention", D_IN, D_OUT, NH, L, qkv_bias=bias, seed=123).info
+        handle = student.new("CachedMultiHeadAttention", D_IN, D_OUT, NH, L, qkv_bias=bias, seed=123)
         a.expect_structure(
-            info,
+            handle.info,
             linears={
                 "W_query": (D_IN, D_OUT, bias),
                 "W_key": (D_IN, D_OUT, bias),
                 "W_value": (D_IN, D_OUT, bias),
                 "out_proj": (D_OUT, D_OUT, True),
             },
+            mask=L,
             what=f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})",
+            state=handle.state() if "mask" in handle.info.get("buffers", {}) else None,
         )
 
 
