@@ -149,6 +149,8 @@ def test_dropout_on_weights(student, rng):
     with explained(student, what):
         y = expect_shape(handle(x, cast=F64, seed=7), (2, 5, d_out), what + " in training mode").t.to(F64)
     if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
+        if "Dropout" not in handle.info.get("modules", {}).values():
+            return  # no nn.Dropout at all: the structure check's failure, not a second one here
         fail(
             f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass each "
             "head's attention weights through self.dropout after the softmax and before @ v.",
