@@ -397,19 +397,19 @@ def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mist
 
 
 def expect_dropout_on_weights(y: torch.Tensor, weights: torch.Tensor, values: torch.Tensor, p: float, what: str):
-    """``y`` (B, T, nh * hs_v), a causal attention's output in training mode with dropout ``p``, next to the heads'
+    """``y`` (B, T, nh * hs_v), an attention's output in training mode with dropout ``p``, next to the heads'
     weights (B, nh, T, T_k) and values (B, nh, T_k, hs_v) computed here: dropout on the attention weights cuts
     whole links, so each head's output at step t must be 1 / (1 - p) times the sum of w[t, s] v[s] over some of
-    the steps s <= t (all subsets are tried: T small)."""
+    the keys s it sees (those of a nonzero weight: all their subsets are tried, T_k small)."""
     import itertools
 
     B, nh, T, Tk = weights.shape
     hs = values.shape[-1]
     scale, bound = 1.0 / (1.0 - p), 1e-7 * (1 + float(values.abs().max()))
     for b, h, t in itertools.product(range(B), range(nh), range(T)):
-        seen = min(t + 1, Tk)
-        keep = torch.tensor(list(itertools.product((0.0, 1.0), repeat=seen)), dtype=torch.float64)
-        candidates = scale * (keep * weights[b, h, t, :seen]) @ values[b, h, :seen]  # (2^seen, hs_v)
+        seen = weights[b, h, t].nonzero().reshape(-1)  # the causal past, the real keys
+        keep = torch.tensor(list(itertools.product((0.0, 1.0), repeat=len(seen))), dtype=torch.float64)
+        candidates = scale * (keep * weights[b, h, t, seen]) @ values[b, h, seen]  # (2^seen, hs_v)
         got = y[b, t, h * hs : (h + 1) * hs]
         if float((candidates - got).abs().amax(-1).min()) > bound:
             head = f" (head {h})" if nh > 1 else ""

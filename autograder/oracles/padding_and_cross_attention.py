@@ -92,6 +92,16 @@ def cross_attention(
     return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias")) if out_proj else out
 
 
+def cross_attention_heads(x, context, state, n_heads, mask=None):
+    """Each head's attention weights (B, nh, T_q, T_k) and values (B, nh, T_k, hs): what dropout on the attention
+    weights keeps or cuts, link by link (the weights are the attention of the identity's rows)."""
+    n_heads = int(n_heads)
+    q = split(F.linear(x, state["W_query.weight"], state.get("W_query.bias")), n_heads)
+    k = split(F.linear(context, state["W_key.weight"], state.get("W_key.bias")), n_heads)
+    v = split(F.linear(context, state["W_value.weight"], state.get("W_value.bias")), n_heads)
+    return attend(q, k, torch.eye(k.shape[-2], dtype=q.dtype), mask, False), v
+
+
 def _cross_for_grad(x, state, context, n_heads, mask):
     return cross_attention(x, context, state, n_heads, mask)
 
@@ -153,6 +163,7 @@ EXPECTED = {
     "masked_attention": masked_attention,
     "cross_attention": cross_attention,
     "cross_attention_grad": cross_attention_grad,
+    "cross_attention_heads": cross_attention_heads,
 }
 MISTAKES = {
     "key_padding_mask": {

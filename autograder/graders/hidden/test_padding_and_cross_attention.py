@@ -6,9 +6,17 @@ one with no real token at all, several heads."""
 import torch
 
 from autograder import oracle
-from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
+from autograder.checks import HALVES, check, credited, expect_close, expect_half, expect_shape, fail
 from autograder.graders import padding as p
-from autograder.graders.attention import biased, expect_close_by_hand, explained, new_module, random_linear_weights
+from autograder.graders.attention import (
+    DROPOUT_UNUSED,
+    biased,
+    expect_close_by_hand,
+    expect_dropout_on_weights,
+    explained,
+    new_module,
+    random_linear_weights,
+)
 from autograder.graders.inputs import randn, rounded
 from autograder.graders.public.test_padding_and_cross_attention import layers, module
 
@@ -188,6 +196,36 @@ def test_dropout_eval(student, rng):
         what=what + " (dropout must do nothing)",
         mistakes=oracle.mistakes("cross_attention", x, ctx, w, 2, mask),
     )
+
+
+@check("CrossAttention: in training mode, dropout cuts attention weights (whole links) in every head")
+def test_dropout_on_weights(student, rng):
+    drop, nh, d_out = 0.5, 2, 6
+    w = random_linear_weights(rng, layers(4, 3, d_out), bias=biased(False))
+    w["out_proj.weight"] = torch.eye(d_out, dtype=F64)  # out_proj the identity: the heads' outputs side by side
+    w["out_proj.bias"] = torch.zeros(d_out, dtype=F64)
+    handle, _ = module(student, 4, 3, d_out, nh, dropout=drop, weights=w, hint="")
+    x, ctx = randn(rng, 3, 4, 4), randn(rng, 3, 5, 3)
+    mask = _mask(_lengths(rng, 3, 5), 5)
+    what = f"CrossAttention(4, 3, {d_out}, n_heads={nh}, dropout={drop})(x (3, 4, 4), context (3, 5, 3), mask)"
+    handle.train(False)
+    with explained(student, what):
+        evaluated = handle(x, ctx, mask, cast=F64)
+    expected = oracle.expected("cross_attention", x, ctx, w, nh, mask)
+    credited(evaluated, expected, what + " after .eval()", oracle.mistakes("cross_attention", x, ctx, w, nh, mask))
+    handle.train(True)
+    with explained(student, what):
+        y = expect_shape(handle(x, ctx, mask, cast=F64, seed=7), (3, 4, d_out), what + " in training mode").t.to(F64)
+    if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
+        if "Dropout" not in handle.info.get("modules", {}).values():
+            return  # no nn.Dropout at all: the structure check's failure, not a second one here
+        fail(
+            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass each "
+            "head's attention weights through self.dropout after the softmax and before @ v.",
+            DROPOUT_UNUSED,
+        )
+    weights, values = oracle.expected("cross_attention_heads", x, ctx, w, nh, mask)
+    expect_dropout_on_weights(y, weights, values, drop, what)
 
 
 @check("float16 and bfloat16 (CPU): hidden keys filled with -inf (not a large number that overflows), no NaN rows")
