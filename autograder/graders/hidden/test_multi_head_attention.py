@@ -28,19 +28,20 @@ def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
     return module(student, d_in, d_out, nh, L, bias=bias, dtype=dtype, weights=w, dropout=dropout, hint="")
 
 
-@check("split_heads and merge_heads on random shapes, round trip")
+@check("split_heads and merge_heads on random shapes (two leading dims too), round trip")
 def test_random_split_merge(student, rng):
     for nh in (1, 2, 4):
         # with one step (T = 1) a split or merge without transpose cannot show: several heads get T >= 2
         B, T, hs = _rand_int(rng, 1, 3), _rand_int(rng, 1 if nh == 1 else 2, 7), _rand_int(rng, 1, 4)
-        x = randn(rng, B, T, nh * hs)
+        lead = (B, 2) if nh == 2 else (B,)  # the stubs promise any leading dims
+        x = randn(rng, *lead, T, nh * hs)
         what = f"split_heads(x {tuple(x.shape)}, {nh})"
         with explained(student, what):
-            heads = expect_shape(student.call("split_heads", x, nh, cast=F64), (B, nh, T, hs), what)
+            heads = expect_shape(student.call("split_heads", x, nh, cast=F64), (*lead, nh, T, hs), what)
         expect_close(
             heads, oracle.expected("split_heads", x, nh), what=what, mistakes=oracle.mistakes("split_heads", x, nh)
         )
-        what = f"merge_heads(x {(B, nh, T, hs)})"
+        what = f"merge_heads(x {(*lead, nh, T, hs)})"
         with explained(student, what):
             back = student.call("merge_heads", heads.t, cast=F64)
         expect_close(
