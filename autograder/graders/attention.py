@@ -396,6 +396,29 @@ def expect_close_by_hand(reply: dict, expected: torch.Tensor, *, what: str, mist
     return expect_close(reply["value"], expected, what=what, mistakes=mistakes, **kw)
 
 
+def expect_dropout_in_training(student, handle, args: tuple, expected: torch.Tensor, heads: tuple, p: float, what: str):
+    """``handle(*args)`` in training mode (dropout ``p``, seed 7) beside ``expected``, its eval-mode output: the
+    dropout must act, on the attention weights of every head (``heads``: their weights and values, see
+    :func:`expect_dropout_on_weights`). A module with no ``nn.Dropout`` at all has lost the structure check
+    already: not a second check here."""
+    from autograder.checks import expect_shape
+
+    handle.train(True)
+    with explained(student, what):
+        got = handle(*args, cast=torch.float64, seed=7)
+    y = expect_shape(got, tuple(expected.shape), what + " in training mode").t.to(torch.float64)
+    if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
+        if "Dropout" not in handle.info.get("modules", {}).values():
+            return
+        fail(
+            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass each "
+            "head's attention weights through self.dropout after the softmax and before @ v.",
+            DROPOUT_UNUSED,
+        )
+    weights, values = heads
+    expect_dropout_on_weights(y, weights, values, p, what)
+
+
 def expect_dropout_on_weights(y: torch.Tensor, weights: torch.Tensor, values: torch.Tensor, p: float, what: str):
     """``y`` (B, T, nh * hs_v), an attention's output in training mode with dropout ``p``, next to the heads'
     weights (B, nh, T, T_k) and values (B, nh, T_k, hs_v) computed here: dropout on the attention weights cuts
