@@ -94,14 +94,18 @@ LAYOUTS = {"strided": torch.strided}
 MEMORY_FORMATS = {"contiguous_format": torch.contiguous_format, "preserve_format": torch.preserve_format}
 
 
-# uninitialised memory is replayed as zeros: the judge's memory never reaches a comparison (a graph that reads
-# what it did not write then fails to reproduce the answer)
-_UNINITIALISED = {"empty_like": "zeros_like", "new_empty": "new_zeros", "empty": "zeros"}
-
-
 def _zeros_for_empty(*args, memory_format=None, **kwargs):
     """``aten.empty.memory_format`` replayed: zeros of that size (``zeros`` has no memory_format)."""
     return torch.ops.aten.zeros.default(*args, **kwargs)
+
+
+# uninitialised memory is replayed as zeros (whatever the overload named): the judge's memory never reaches a
+# comparison (a graph that reads what it did not write then fails to reproduce the answer)
+_UNINITIALISED = {
+    "empty_like": torch.ops.aten.zeros_like.default,
+    "new_empty": torch.ops.aten.new_zeros.default,
+    "empty": _zeros_for_empty,
+}
 
 
 class Unverifiable(ValueError):
@@ -237,8 +241,6 @@ def _resolve(target: str):
     packet, overload = m.groups()
     if packet.startswith("__") and packet not in ("__and__", "__or__", "__xor__", "__iand__", "__ior__", "__ixor__"):
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
-    if packet in _UNINITIALISED:
-        packet, overload = _UNINITIALISED[packet], "default"
     try:
         op = getattr(getattr(torch.ops.aten, packet), overload)
     except (AttributeError, RuntimeError):
@@ -248,8 +250,8 @@ def _resolve(target: str):
     how = _runnable(op)
     if how is None:
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
-    if op is torch.ops.aten.zeros.default and m.group(1) == "empty":
-        return _zeros_for_empty
+    if packet in _UNINITIALISED:
+        return _UNINITIALISED[packet]
     return _composite(op) if how == "composite" else op
 
 
