@@ -340,9 +340,9 @@ class GraderPlugin:
             failure = (
                 "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) else None
             )
-            if getattr(exc, "forfeit", False):
-                why = "uses a forbidden shortcut" if mistake else "could not be verified as written by hand"
-                if self._forfeits.get((student, stage_key)) != "uses a forbidden shortcut":
+            if getattr(exc, "forfeit", False):  # a forbidden call (a named mistake) outranks an unverified graph
+                if mistake or (student, stage_key) not in self._forfeits:
+                    why = "uses a forbidden shortcut" if mistake else "could not be verified as written by hand"
                     self._forfeits[(student, stage_key)] = why
         result = self.results[student].stage(stage_key)
         result.checks.append(
