@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks import as_tensor, diagnose, error_line, fail, tolerance, uses_dot_T
+from autograder.checks import as_tensor, diagnose, error_line, expect_shape, fail, tolerance, uses_dot_T
 from autograder.graders.inputs import fixed
 from autograder.sandbox.values import Out
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
@@ -42,6 +42,11 @@ SDPA_CALLED = "calls scaled_dot_product_attention (must be written by hand)"
 MHA_CALLED = "calls nn.MultiheadAttention (must be written by hand)"
 DROPOUT_OUTPUT = "dropout on the output (instead of the attention weights)"
 DROPOUT_UNUSED = "dropout not applied in training mode"
+# what a module whose out_proj lacks its bias (or has one switched by qkv_bias) is told
+OUT_PROJ_BIAS = (
+    "create out_proj as nn.Linear(d_out, d_out), with the default bias=True (qkv_bias is for W_query, W_key and "
+    "W_value only)"
+)
 SPLIT_NO_TRANSPOSE = "heads split without transpose (view(B, nh, T, hs))"
 SPLIT_MERGE_NO_TRANSPOSE = "heads split and merged without transpose"
 MERGE_NO_TRANSPOSE = "merge without transpose ((B, nh, T, hs) viewed straight as (B, T, C))"
@@ -178,10 +183,7 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
             layer = name.split(".")[0]
             mistake = MISSING_OUT_PROJ if layer == "out_proj" else None
             if name == "out_proj.bias" and "out_proj.weight" in state:
-                msg = (
-                    f"{what} has no out_proj.bias: create out_proj as nn.Linear(d_out, d_out), with the default "
-                    "bias=True (qkv_bias is for W_query, W_key and W_value only)"
-                )
+                msg = f"{what} has no out_proj.bias: {OUT_PROJ_BIAS}"
                 mistake = None  # out_proj is there: only its bias is missing
             elif name.endswith(".bias") and f"{layer}.weight" in state:
                 msg = (
@@ -252,11 +254,7 @@ def expect_structure(
             )
         has_bias = f"{name}.bias" in params
         if has_bias != bias and name == "out_proj":  # qkv_bias is for the three projections only
-            fail(
-                f"{what}.out_proj {'has' if has_bias else 'has no'} bias, but it should "
-                f"{'have one' if bias else 'have none'}: create it as nn.Linear(d_out, d_out), with the default "
-                "bias=True (qkv_bias is for W_query, W_key and W_value only)"
-            )
+            fail(f"{what}.out_proj {'has' if has_bias else 'has no'} bias: {OUT_PROJ_BIAS}")
         if has_bias != bias:
             fail(
                 f"{what}.{name} {'has' if has_bias else 'has no'} bias, but it should "
@@ -401,8 +399,6 @@ def expect_dropout_in_training(student, handle, args: tuple, expected: torch.Ten
     dropout must act, on the attention weights of every head (``heads``: their weights and values, see
     :func:`expect_dropout_on_weights`). A module with no ``nn.Dropout`` at all has lost the structure check
     already: not a second check here."""
-    from autograder.checks import expect_shape
-
     handle.train(True)
     with explained(student, what):
         got = handle(*args, cast=torch.float64, seed=7)
