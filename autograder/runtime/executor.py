@@ -145,16 +145,9 @@ class Executor:
         x = t.from_numpy(array.copy())
         dtype = self._dtype(rec.get("dtype"))
         device = rec.get("device") or "cpu"
-        if rec.get("noncontig") and x.dim() >= 1:
-            # same values, but a view with a stride of 2 on the last dim: catches code that assumes .view works
-            wide = t.zeros(*x.shape[:-1], x.shape[-1] * 2, dtype=x.dtype)
-            wide[..., ::2] = x
-            x = wide[..., ::2]
-        x = t.to(x, device=device, dtype=dtype) if not rec.get("noncontig") else t.to(t.to(x, dtype=dtype), device)
-        if rec.get("noncontig") and device != "cpu":
-            wide = t.zeros(*x.shape[:-1], x.shape[-1] * 2, dtype=x.dtype, device=device)
-            wide[..., ::2] = x
-            x = wide[..., ::2]
+        x = t.to(x, device=device, dtype=dtype)
+        if rec.get("noncontig"):
+            x = _scattered(t, x)
         if rec.get("requires_grad"):
             t.requires_grad_(x, True)
         return x
@@ -435,6 +428,21 @@ class Executor:
         "to": _to,
         "train": _train,
     }
+
+
+def _scattered(t, x):
+    """``x``'s values in a layout that no ``view`` merging two dims accepts: its dims stored in reverse order (a
+    column-major layout, strides growing from the first dim to the last); a 1-D tensor as every other element of a
+    tensor twice its length. Code that assumes contiguous input (``x.view(-1, T, C)``) fails on it; ``reshape``
+    works."""
+    if x.dim() >= 2:
+        order = list(range(x.dim() - 1, -1, -1))
+        return t.permute(t.contiguous(t.permute(x, order)), order)
+    if x.dim() == 1:
+        wide = t.zeros(x.shape[0] * 2, dtype=x.dtype, device=x.device)
+        wide[::2] = x
+        return wide[::2]
+    return x
 
 
 class _null:

@@ -32,6 +32,7 @@ class _Refs:
     cpu: Any
     numpy: Any
     contiguous: Any
+    permute: Any
     to: Any
     clone: Any
     as_subclass: Any
@@ -67,7 +68,7 @@ def capture_torch() -> _Refs:
     r.Tensor = torch.Tensor
     r.TensorBase = torch._C.TensorBase
     tb = torch._C.TensorBase
-    r.detach, r.cpu, r.numpy, r.contiguous = tb.detach, tb.cpu, tb.numpy, tb.contiguous
+    r.detach, r.cpu, r.numpy, r.contiguous, r.permute = tb.detach, tb.cpu, tb.numpy, tb.contiguous, tb.permute
     r.to, r.clone, r.as_subclass, r.requires_grad_ = tb.to, tb.clone, tb.as_subclass, tb.requires_grad_
     r.is_floating_point, r.is_complex = tb.is_floating_point, tb.is_complex
     r.equal, r.from_numpy, r.zeros = torch.equal, torch.from_numpy, torch.zeros

@@ -102,13 +102,13 @@ def test_attention_random(student, rng):
 
 @check("attention: non-contiguous input, every device")
 def test_attention_noncontig(student, rng, device):
-    x = randn(rng, 2, 5, 4)
-    scores = 2.0 * randn(rng, 2, 5, 5)
+    x = randn(rng, 2, 3, 5, 4)
+    scores = 2.0 * randn(rng, 2, 3, 5, 5)
     for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
         expect_close(
             student.call(name, arg, cast=torch.float32, to=device, noncontig=True),
             oracle.expected(name, arg),
-            what=f"{name}(x non-contiguous, {device})",
+            what=f"{name}(x {tuple(arg.shape)} non-contiguous, {device})",
             mistakes=oracle.mistakes(name, arg),
         )
 

@@ -52,11 +52,11 @@ def test_random_inputs(student, rng):
 
 @check("average: non-contiguous input, every device")
 def test_noncontig_devices(student, rng, device):
-    x = randn(rng, 2, 7, 4)
+    x = randn(rng, 2, 3, 7, 4)
     expect_close(
         student.call("causal_mean_softmax", x, cast=torch.float32, to=device, noncontig=True),
         oracle.expected("causal_mean_loop", x),
-        what=f"causal_mean_softmax(x non-contiguous, {device})",
+        what=f"causal_mean_softmax(x (2, 3, 7, 4) non-contiguous, {device})",
         mistakes=oracle.mistakes("causal_mean_softmax", x),
     )
 

@@ -109,11 +109,11 @@ def test_random(student, rng):
 
 @check("non-contiguous inputs, every device")
 def test_noncontig_devices(student, rng, device):
-    q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
+    q, k = randn(rng, 2, 3, 5, 8), randn(rng, 2, 3, 6, 8)
     expect_close(
         student.call("scaled_scores", q, k, cast=torch.float32, to=device, noncontig=True),
         oracle.expected("scaled_scores", q, k),
-        what=f"scaled_scores(q, k non-contiguous, {device})",
+        what=f"scaled_scores(q (2, 3, 5, 8), k (2, 3, 6, 8) non-contiguous, {device})",
         mistakes=oracle.mistakes("scaled_scores", q, k),
     )
 
