@@ -39,7 +39,9 @@ class SelfAttentionParams(nn.Module):
 
     Attributes:
         W_query, W_key, W_value: ``nn.Parameter(torch.rand(d_in, d_out))``,
-            created in this order.
+            created in this order from torch's global generator: the caller
+            seeds it (``torch.manual_seed``) before building the module,
+            ``__init__`` does not.
     """
 
     def __init__(self, d_in: int, d_out: int):
