@@ -112,6 +112,9 @@ ONE_LOSS = [
     ("causal_attention__float_future_mask", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
     ("causal_attention__mask_from_T_q", "causal_attention: equals scaled_dot_product_attention"),
     ("multi_head_attention__mask_in_forward", "MultiHeadAttention: W_query, W_key, W_value are nn.Linear"),
+    ("loop_average__view_on_input", "non-contiguous input with two leading dims"),
+    ("self_attention__seeds_itself", "SelfAttentionParams: weights drawn with torch.rand"),
+    ("padding_and_cross_attention__additive_mask_nan_to_num", "CrossAttention: gradients reach"),
 ]
 
 
