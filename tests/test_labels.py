@@ -144,3 +144,30 @@ def test_a_mistake_that_explains_the_answer_is_named():
     with pytest.raises(CheckFailed) as failed:
         expect_close(known[m.SCALE_HS_V], expected, what="causal_attention", dtype=F64, mistakes=known)
     assert failed.value.mistake == m.SCALE_HS_V
+
+
+@pytest.mark.parametrize(
+    "code, message, expected",
+    [
+        # the causal buffer of stages 7, 8 and 11, not sliced to a shorter input
+        (
+            'scores = scores.masked_fill(~self.mask, float("-inf"))',
+            "The size of tensor a (5) must match the size of tensor b (8) at non-singleton dimension 3",
+            m.NOT_SLICED,
+        ),
+        # stage 9 has no buffer: a padding mask of the wrong shape is not "not sliced to T"
+        (
+            'scores = scores.masked_fill(~key_padding_mask, float("-inf"))',
+            "The size of tensor a (6) must match the size of tensor b (3) at non-singleton dimension 2",
+            None,
+        ),
+        ("x = x.view(-1, T, C)", "view size is not compatible with input tensor's size and stride", None),
+    ],
+)
+def test_an_error_is_explained_by_a_mistake_only_where_it_can_be_made(code, message, expected):
+    error = {"type": "RuntimeError", "message": message, "where": {"line": 1, "function": "forward", "code": code}}
+    hint, mistake = m._explain_error(error)
+    assert mistake == expected
+    assert hint is not None
+    if "view size" in message:
+        assert "not contiguous" in hint  # true of an input that arrives non-contiguous, no transpose needed

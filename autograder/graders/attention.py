@@ -73,11 +73,11 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
         )
     if "view size is not compatible" in message:
         return (
-            "after a transpose the data is out of order in memory, so .view cannot regroup it: use "
-            ".reshape(...) or .contiguous().view(...)",
+            "the data is out of order in memory (after a transpose, or in an input that is not contiguous), so "
+            ".view cannot regroup it: use .reshape(...) or .contiguous().view(...)",
             None,
         )
-    if "mask" in code and "must match the size of tensor" in message:
+    if "self.mask" in code and "must match the size of tensor" in message:  # the buffer of stages 7, 8, 11
         return (
             "the mask is built for context_length steps, but this input has fewer: use the top-left "
             "corner self.mask[:T, :T] with T = x.shape[1]",
