@@ -148,3 +148,16 @@ def test_a_mistake_is_named_wherever_it_explains_the_answer(graded, name, checks
     for start in checks:
         (verdict,) = [c for c in stage.checks if c.name.startswith(start)]
         assert not verdict.passed and verdict.mistake == expected, (start, verdict.mistake, verdict.message[:300])
+
+
+# A failure says what went wrong for this mistake, not for another with the same symptom (a NaN).
+SAYS = [
+    ("blockwise_attention__future_blocks_first", "blockwise_attention stays finite", "comes from the hidden keys"),
+]
+
+
+@pytest.mark.parametrize("name, check, words", SAYS, ids=[n for n, _, _ in SAYS])
+def test_a_failure_says_what_went_wrong(graded, name, check, words):
+    stage = graded[name].stage(name.split("__")[0])
+    failed = [c for c in stage.checks if c.name.startswith(check)]
+    assert failed and not failed[0].passed and words in failed[0].message, [c.message for c in failed]
