@@ -27,6 +27,15 @@ def _normalised_by_columns(T, **_):
     return w / w.sum(dim=0, keepdim=True)
 
 
+def _diagonal_excluded(T, **_):  # tril(..., diagonal=-1): a step left out of its own average (row 0 is 0 / 0)
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64), diagonal=-1)
+    return w / w.sum(dim=-1, keepdim=True)
+
+
+def _divided_by_T(T, **_):
+    return torch.tril(torch.ones(T, T, dtype=torch.float64)) / T
+
+
 def _uniform(T, **_):
     return torch.full((T, T), 1.0 / T, dtype=torch.float64)
 
@@ -35,18 +44,24 @@ def _wrong_side(x):  # x @ W instead of W @ x (only square when T == C)
     return x @ causal_mean_weights(x.shape[-2]).transpose(-2, -1)
 
 
+DIAGONAL = "diagonal excluded (torch.tril(..., diagonal=-1)): a step left out of its own average"
+BY_T = "divided by T instead of t + 1 (the number of steps averaged in row t)"
 MISTAKES = {
     "causal_mean_weights": {
         "upper instead of lower triangle (torch.triu)": _triu_weights,
         "rows not normalised (tril of ones, no division)": _unnormalised,
         "normalised over columns instead of rows (sum over dim 0)": _normalised_by_columns,
         "no mask: uniform weights over the whole sequence": _uniform,
+        DIAGONAL: _diagonal_excluded,
+        BY_T: _divided_by_T,
     },
     "causal_mean_matmul": {
         "upper instead of lower triangle (torch.triu)": lambda x: _triu_weights(x.shape[-2]) @ x,
         "rows not normalised (tril of ones, no division)": lambda x: _unnormalised(x.shape[-2]) @ x,
         "normalised over columns instead of rows (sum over dim 0)": lambda x: _normalised_by_columns(x.shape[-2]) @ x,
         "no mask: uniform weights over the whole sequence": lambda x: _uniform(x.shape[-2]) @ x,
+        DIAGONAL: lambda x: _diagonal_excluded(x.shape[-2]) @ x,
+        BY_T: lambda x: _divided_by_T(x.shape[-2]) @ x,
     },
 }
 EXPECTED = {"causal_mean_weights": causal_mean_weights, "causal_mean_matmul": causal_mean_matmul}
