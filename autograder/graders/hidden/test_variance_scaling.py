@@ -39,7 +39,9 @@ LOW, HIGH = 0.8, 1.25
 
 def _known(got, q, k) -> str | None:
     known = oracle.mistakes("scaled_scores", q, k)
-    return diagnose(got.t, known, *tolerance(got.dtype), expected=oracle.expected("scaled_scores", q, k))
+    return diagnose(
+        got.t, known, *tolerance(got.asked or torch.float32), expected=oracle.expected("scaled_scores", q, k)
+    )
 
 
 def _right_values(got, q, k) -> None:

@@ -114,11 +114,11 @@ def test_weights_no_nan(student):
         bad = torch.isnan(got.t)
         if bool(bad.any()):
             row = int(bad.nonzero()[0][0])
-            mistake = diagnose(got.t, known, *tolerance(got.dtype), expected=want)
+            mistake = diagnose(got.t, known, *tolerance(got.asked or torch.float32), expected=want)
             fail(
                 f"masked_uniform_weights({T}) has NaN in row {row}. A row whose scores are all -inf becomes "
-                "0 / 0 = NaN after softmax, so -inf landed on steps that must stay visible. masked_fill writes "
-                "where the mask is True: give it the future (~mask), and keep the diagonal visible."
+                "0 / 0 = NaN after softmax, so -inf landed on steps that must stay visible: put it on the future "
+                "only (s > t), never on the diagonal. (masked_fill writes where its mask is True: give it ~mask.)"
                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
                 mistake,
                 heatmaps(want, got, f"masked_uniform_weights({T})"),
