@@ -258,6 +258,31 @@ def test_a_stage_that_earns_nothing_says_why(course, sandbox):
         assert revoked and all(why in m for m in revoked), (student, revoked)
 
 
+def test_code_that_reads_its_own_source_loads_and_vmap_is_named_when_it_cannot_be_traced(course, sandbox):
+    """A ``torch.jit.script`` helper needs its source (inspect.getsource), which the sandbox's child holds only in
+    memory: the file loads and its recorded calls are traced like any other code. ``torch.vmap``'s batched
+    tensors cannot be traced: the stage earns nothing, and the message names vmap instead of blaming numpy."""
+    solution = (ROOT / "solutions" / "07_causal_attention.py").read_text()
+    signature = "def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:"
+    scripted = solution.replace(
+        signature,
+        "def causal_attention(q, k, v):\n    return _scripted(q, k, v)\n\n\n@torch.jit.script\n"
+        "def _scripted(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:",
+    )
+    vmapped = solution.replace(
+        signature,
+        "def causal_attention(q, k, v):\n    return torch.vmap(_one)(q, k, v)\n\n\ndef _one(q, k, v):",
+    )
+    subs = [
+        _submission(course, "scripted", {"causal_attention": scripted}),
+        _submission(course, "vmapped", {"causal_attention": vmapped}),
+    ]
+    results = {r.student: r.stage("causal_attention") for r in grade(course, subs, seed=3, sandbox=sandbox)}
+    assert results["scripted"].full_marks, results["scripted"].first_failure
+    assert results["vmapped"].score == 0
+    assert any("torch.vmap" in c.message for c in results["vmapped"].checks), results["vmapped"].first_failure
+
+
 def test_a_mistake_is_named_only_when_it_alone_explains_the_answer():
     """With one step (T = 1) several mistakes give the same output (an off-by-one slice and a forgotten first
     step both average nothing): the answer then names none of them."""

@@ -346,8 +346,9 @@ def require_by_hand(reply: dict, what: str, expected: torch.Tensor | None = None
         fail(
             f"the autograder could not verify how {what} computed its answer: {unverified[0]}. It traces your "
             "call and replays the tensor operations it recorded, and they must give your answer, also on other "
-            "inputs; work done outside torch (numpy, Python numbers, .item()), by code that hides from the "
-            "trace, or that changes between calls cannot be verified. This stage must be written by hand with "
+            "inputs; work done outside torch (numpy, Python numbers, .item()) or inside torch.vmap, by code that "
+            "hides from the trace, or that changes between calls cannot be verified (@ and softmax batch over any "
+            "leading dims by themselves). This stage must be written by hand with "
             "torch operations, so it earns no points until it can be verified.",
             forfeit=True,
         )

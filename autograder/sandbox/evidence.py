@@ -133,7 +133,10 @@ def parse(data, blob: bytes) -> Graph:
     if not isinstance(data, dict):
         raise Unverifiable("no graph came back")
     if "error" in data:
-        raise Unverifiable(f"your code could not be traced ({str(data['error'])[:300]})")
+        error = str(data["error"])[:300]
+        if "have storage" in error:  # the trace met a wrapper without data: a vmap's batched tensor, a subclass
+            error += "; torch.vmap and the other torch.func transforms make such tensors and cannot be traced"
+        raise Unverifiable(f"your code could not be traced ({error})")
     inputs, nodes = data.get("inputs"), data.get("nodes")
     if type(inputs) is not int or inputs < 0 or not isinstance(nodes, list) or len(nodes) > NODE_LIMIT:
         raise Unverifiable("the graph is malformed or too large")
