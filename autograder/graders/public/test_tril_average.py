@@ -92,11 +92,12 @@ def test_matmul_values(student):
     )
 
 
-@check("matmul: the number of tensor operations does not grow with T", weight=2)
+@check("matmul: the number of tensor operations does not grow with T or B", weight=2)
 def test_vectorised(student):
     counts = {}
-    for T in (4, 16):
-        x = fixed(2, T, 3, seed=T)
+    sizes = {4: 2, 16: 5}  # T -> B: a Python loop over the batch grows the count too
+    for T, B in sizes.items():
+        x = fixed(B, T, 3, seed=T)
         reply = student.call(
             "causal_mean_matmul",
             x,
@@ -104,7 +105,9 @@ def test_vectorised(student):
             full=True,
             record=lambda x: oracle.expected("causal_mean_loop", x),
         )
-        expect_close(reply["value"], oracle.expected("causal_mean_loop", x), what=f"causal_mean_matmul(x (2, {T}, 3))")
+        expect_close(
+            reply["value"], oracle.expected("causal_mean_loop", x), what=f"causal_mean_matmul(x ({B}, {T}, 3))"
+        )
         record = reply.get("record") or {}
         counts[T] = record.get("n_ops")
         if counts[T] is None:
@@ -116,12 +119,14 @@ def test_vectorised(student):
                 f"the autograder could not verify which tensor operations causal_mean_matmul ran for T={T}: {why}. "
                 "It traces your call and replays the operations, which must give your answer, also on other "
                 "inputs; compute with torch operations only (no numpy, no .item(), no Python numbers taken out "
-                "of tensors) so that vectorisation can be checked"
+                "of tensors, no torch.vmap) so that vectorisation can be checked"
             )
     if counts[16] > counts[4]:
         fail(
-            f"causal_mean_matmul ran {counts[4]} tensor operations for T=4 but {counts[16]} for T=16: "
-            "there is still a Python loop over time or batch. Build the (T, T) weights once and use one @.",
+            f"causal_mean_matmul ran {counts[4]} tensor operations for x (2, 4, 3) but {counts[16]} for x (5, 16, 3): "
+            "a Python loop over time or batch still runs, in causal_mean_matmul or in causal_mean_weights, which it "
+            "calls. Build the (T, T) weights with tensor operations (torch.tril, one division) and apply them with "
+            "one @.",
             mistake="Python loop instead of one matrix product",
         )
 
