@@ -114,6 +114,7 @@ ONE_LOSS = [
     ("multi_head_attention__mask_in_forward", "MultiHeadAttention: W_query, W_key, W_value are nn.Linear"),
     ("loop_average__view_on_input", "non-contiguous input with two leading dims"),
     ("self_attention__seeds_itself", "SelfAttentionParams: weights drawn with torch.rand"),
+    ("self_attention__unsqueeze_input", "input unchanged (one sequence (T, d_in) too)"),
     ("padding_and_cross_attention__additive_mask_nan_to_num", "CrossAttention: gradients reach"),
 ]
 

@@ -268,7 +268,7 @@ def test_leading_dims(student):
         )
 
 
-@check("input unchanged, dtype and device kept")
+@check("input unchanged (one sequence (T, d_in) too), dtype and device kept")
 def test_meta(student, device):
     dtypes = (torch.float32,) if device == "mps" else (torch.float32, F64)
     w_params, w_linear = params_weights(4, 3, wseed=96), linear_weights(qkv(4, 3), bias=False, seed=97)
@@ -276,13 +276,14 @@ def test_meta(student, device):
         ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
         ("SelfAttentionLinear", linear_module(student, 4, 3, False, w_linear), "self_attention_linear", w_linear),
     ):
-        expected = oracle.expected(key, X, w)
-        for dtype in dtypes:
+        # (B, T, d_in) in each dtype, and one sequence (T, d_in): x.unsqueeze_(0) would change the caller's x
+        for x, dtype in [(X, dtype) for dtype in dtypes] + [(X[0], torch.float32)]:
             handle.to(device, dtype)
-            what = f"{cls}(4, 3)(x {str(dtype)[6:]} on {device})"
+            what = f"{cls}(4, 3)(x {tuple(x.shape)} {str(dtype)[6:]} on {device})"
             with explained(student, what):
-                reply = handle(X, to=device, cast=dtype, full=True, return_inputs=True)
-            expect_kept(reply, what, expected, shape=(2, 5, 3), dtype=dtype, device=device)
+                reply = handle(x, to=device, cast=dtype, full=True, return_inputs=True)
+            expected = oracle.expected(key, x, w)
+            expect_kept(reply, what, expected, shape=tuple(x.shape[:-1]) + (3,), dtype=dtype, device=device)
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
