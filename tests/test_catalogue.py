@@ -115,6 +115,7 @@ ONE_LOSS = [
     ("loop_average__view_on_input", "non-contiguous input with two leading dims"),
     ("self_attention__seeds_itself", "SelfAttentionParams: weights drawn with torch.rand"),
     ("self_attention__unsqueeze_input", "input unchanged (one sequence (T, d_in) too)"),
+    ("causal_attention__future_buffer", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
     ("padding_and_cross_attention__additive_mask_nan_to_num", "CrossAttention: gradients reach"),
 ]
 
