@@ -30,7 +30,7 @@ from builtins import (  # noqa: A004 - shadowing on purpose
 
 # Bounds on the graph a recorded call sends back (see capture_graph); the judge applies its own as well.
 GRAPH_NODE_LIMIT = 20000
-GRAPH_CONSTANT_LIMIT = 64  # tensors the traced code held (module parameters, buffers, literal tensors)
+GRAPH_CONSTANT_LIMIT = 1024  # tensors the traced code held (module parameters, buffers, literal tensors)
 GRAPH_CONSTANT_ELEMENTS = 1 << 20  # in all
 
 # ───────────────────────────── evidence: the traced graph of a recorded call ─────────────────────────────
@@ -94,9 +94,15 @@ def _twin(t, value):
         elif depth < 6 and type(v) is dict:
             for item in v.values():
                 seed(item, depth + 1)
-        elif depth < 6 and not isinstance(v, type) and isinstance(getattr(v, "__dict__", None), dict):
-            for item in vars(v).values():
-                seed(item, depth + 1)
+        elif depth < 6 and not isinstance(v, type):
+            if isinstance(getattr(v, "__dict__", None), dict):
+                for item in vars(v).values():
+                    seed(item, depth + 1)
+            for klass in type(v).__mro__:  # attributes in __slots__ have no __dict__ entry
+                names = klass.__dict__.get("__slots__", ())
+                for name in (names,) if isinstance(names, str) else names:
+                    if isinstance(name, str) and name not in ("__dict__", "__weakref__"):
+                        seed(getattr(v, name, None), depth + 1)
 
     seed(value, 0)
     return copy.deepcopy(value, memo)
