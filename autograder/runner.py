@@ -393,7 +393,7 @@ class GraderPlugin:
                 for c in stage.checks:
                     if c.passed:
                         c.passed, c.points = False, 0.0
-                        c.message = f"no credit: this stage {why} (see the 'written by hand' check)"
+                        c.message = f"no credit: this stage {why} (the failing check that found it says where)"
         if self.on_done is not None:
             self.on_done(result)
 

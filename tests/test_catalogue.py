@@ -163,3 +163,16 @@ def test_a_failure_says_what_went_wrong(graded, name, check, words):
     stage = graded[name].stage(name.split("__")[0])
     failed = [c for c in stage.checks if c.name.startswith(check)]
     assert failed and not failed[0].passed and words in failed[0].message, [c.message for c in failed]
+
+
+# An honest mistake of a stateful call (a decoding step given the cache it appends to) is a wrong answer, never a
+# forfeit: a second, untraced call would find the cache changed, so the judge does not hold its answer against
+# the graph's (evidence.verify), and the stage keeps the points of every check it passes.
+STATEFUL = [p.stem for p in MISTAKES if p.stem.startswith("kv_cache__")]
+
+
+@pytest.mark.parametrize("name", STATEFUL)
+def test_a_wrong_stateful_call_is_not_taken_for_a_forged_graph(graded, name):
+    stage = graded[name].stage("kv_cache")
+    forfeited = [c.name for c in stage.checks if c.message.startswith("no credit")]
+    assert not forfeited and stage.score > 0, (stage.score, forfeited, stage.first_failure)
