@@ -269,8 +269,23 @@ def test_causal_skips(student):
         )
 
 
-@check("blockwise_attention: inputs unchanged, non-contiguous inputs, dtype and device kept")
+@check("online_softmax and blockwise_attention: inputs unchanged, non-contiguous inputs, dtype and device kept")
 def test_meta(student, device):
+    what = f"online_softmax(x non-contiguous float32 on {device}, block_size=3)"
+    with explained(student, what):
+        reply = student.call(
+            "online_softmax", X, 3, to=device, cast=torch.float32, noncontig=True, full=True, return_inputs=True
+        )
+    known = oracle.mistakes("online_softmax", X, 3)
+    expect_kept(
+        reply,
+        what,
+        oracle.expected("online_softmax", X, 3),
+        shape=tuple(X.shape),
+        dtype=torch.float32,
+        device=device,
+        mistakes=known,
+    )
     q, k, v, n = CASES[1]
     for causal in (False, True):
         what = f"blockwise_attention(q, k, v non-contiguous float32 on {device}, block_size={n}, causal={causal})"
