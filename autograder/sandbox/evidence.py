@@ -514,13 +514,13 @@ def _value(arg, env: list, device: str):
 # ───────────────────────────── the verdict ─────────────────────────────
 
 
-def flatten_tensors(value) -> list:
-    """The tensors of a judge-side argument structure, in the order the worker traces them (positional
-    arguments, then keyword arguments, depth first)."""
+def flatten_tensors(value, kind: type = torch.Tensor) -> list:
+    """The tensors (or the leaves of another ``kind``) of a judge-side argument structure, in the order the worker
+    traces them (positional arguments, then keyword arguments, depth first)."""
     found: list = []
 
     def walk(v, depth: int):
-        if isinstance(v, torch.Tensor):
+        if isinstance(v, kind):
             found.append(v)
         elif depth < 6 and isinstance(v, (list, tuple)):
             for item in v:

@@ -617,21 +617,11 @@ def recorded(reply: Answer, args, kwargs, cast, again, record) -> dict:
     def reference_args(flat):
         return _replace_tensors([list(args), dict(kwargs)], iter(flat))[0]
 
-    stateful = _holds_handle([list(args), dict(kwargs)])  # a second call would see the objects changed
+    # given objects the learner's process built (a cache), a second call would find them changed
+    stateful = bool(evidence.flatten_tensors([list(args), dict(kwargs)], ModuleHandle))
     return evidence.verify(
         reply, reply.pop("graph_blob", b""), inputs, dtype, None if stateful else fresh_call, reference, reference_args
     )
-
-
-def _holds_handle(value, depth: int = 0) -> bool:
-    """Does ``value`` hold an object built by the learner's process (:class:`ModuleHandle`)?"""
-    if isinstance(value, ModuleHandle):
-        return True
-    if depth < 12 and isinstance(value, (list, tuple)):
-        return any(_holds_handle(v, depth + 1) for v in value)
-    if depth < 12 and isinstance(value, dict):
-        return any(_holds_handle(v, depth + 1) for v in value.values())
-    return False
 
 
 def _replace_tensors(value, it, depth: int = 0):

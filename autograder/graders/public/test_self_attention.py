@@ -92,10 +92,10 @@ def test_params_creation_order(student):
         # the numbers drawn, in the order drawn (flattened: a weight of another shape is the structure check's
         # failure, not this one's)
         got = [state[n].t.to(torch.float32).reshape(-1) for n in NAMES]
-        draws = [d.reshape(-1) for d in rand_draws(4, 3, seed)]
+        draws = _flat_draws(seed)
         if _same_draws(got, draws):
             continue
-        if seed != 123 and _same_draws(got, [d.reshape(-1) for d in rand_draws(4, 3, 123)]):
+        if seed != 123 and _same_draws(got, _flat_draws(123)):
             fail(
                 f"after torch.manual_seed({seed}), the weights are those of torch.manual_seed(123): __init__ seeds "
                 "the generator itself. Leave seeding to the caller (the notebooks call torch.manual_seed(123) "
@@ -103,7 +103,7 @@ def test_params_creation_order(student):
                 a.SEEDED_INSIDE,
             )
         for i, name in enumerate(NAMES):
-            j = next((j for j, d in enumerate(draws) if got[i].shape == d.shape and torch.equal(got[i], d)), None)
+            j = next((j for j, d in enumerate(draws) if _same_draws([got[i]], [d])), None)
             if j is not None and j != i:
                 fail(
                     f"after torch.manual_seed({seed}), {name} holds the {('first', 'second', 'third')[j]} "
@@ -117,6 +117,11 @@ def test_params_creation_order(student):
             f"{PARAMS_HINT}, and draw nothing else before them",
             a.NOT_RAND,
         )
+
+
+def _flat_draws(seed: int) -> list:
+    """:func:`rand_draws` of SelfAttentionParams(4, 3) at ``seed``, each flattened."""
+    return [d.reshape(-1) for d in rand_draws(4, 3, seed)]
 
 
 def _same_draws(got, draws) -> bool:

@@ -123,7 +123,8 @@ def test_vectorised(student):
             )
     if counts[16] > counts[4]:
         fail(
-            f"causal_mean_matmul ran {counts[4]} tensor operations for x (2, 4, 3) but {counts[16]} for x (5, 16, 3): "
+            f"causal_mean_matmul ran {counts[4]} tensor operations for x ({sizes[4]}, 4, 3) but {counts[16]} for "
+            f"x ({sizes[16]}, 16, 3): "
             "a Python loop over time or batch still runs, in causal_mean_matmul or in causal_mean_weights, which it "
             "calls. Build the (T, T) weights with tensor operations (torch.tril, one division) and apply them with "
             "one @.",
