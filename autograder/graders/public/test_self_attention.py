@@ -119,9 +119,9 @@ def test_params_creation_order(student):
         )
 
 
-def _flat_draws(seed: int) -> list:
-    """:func:`rand_draws` of SelfAttentionParams(4, 3) at ``seed``, each flattened."""
-    return [d.reshape(-1) for d in rand_draws(4, 3, seed)]
+def _flat_draws(manual_seed: int) -> list:
+    """:func:`rand_draws` of SelfAttentionParams(4, 3) after ``torch.manual_seed(manual_seed)``, each flattened."""
+    return [d.reshape(-1) for d in rand_draws(4, 3, manual_seed)]
 
 
 def _same_draws(got, draws) -> bool:
