@@ -70,6 +70,20 @@ def test_each_mistake_loses_points_in_its_own_stage_only(graded, course, path):
         assert "Traceback" not in check.message
 
 
+# Files that make a second named mistake on the way to their own: caching the inputs is how this one recomputes.
+ALSO_MADE = {"kv_cache__recomputes_everything": {"the cache stores the unprojected inputs"}}
+
+
+@pytest.mark.parametrize("path", [p for p in MISTAKES if declared_mistake(p)], ids=lambda p: p.stem)
+def test_no_check_names_a_mistake_that_was_not_made(graded, path):
+    """A label is true: where a check names a known mistake, it is the one the file makes (a near-miss of another
+    mistake, or an input on which two scales coincide, gets no name rather than a wrong one)."""
+    stage = graded[path.stem].stage(path.name.split("__")[0])
+    made = {declared_mistake(path)} | ALSO_MADE.get(path.stem, set())
+    wrong = {c.name: c.mistake for c in stage.checks if c.mistake and c.mistake not in made}
+    assert not wrong, f"{path.name} makes {declared_mistake(path)!r}, but checks named {wrong}"
+
+
 # Hidden checks draw their shapes from each student's seed. Each case below is a draw that once hid the mistake
 # (the students and base seeds were found by grading 30 to 60 students per catalogue mistake: with one step,
 # T = 1, every mask and head mistake gives the right values; a softmax over the last dim hides an ignored `dim`;
