@@ -22,6 +22,8 @@ MISSING_SCALE = "missing scale (not divided by sqrt(d_k))"
 SCALE_NO_SQRT = "scaled by d_k instead of sqrt(d_k)"
 SCALE_D_IN = "scaled by sqrt(d_in) instead of sqrt(d_out)"
 SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
+# a module knows context_length too; where T == context_length the two give the same numbers
+SCALE_STEPS = "scaled by the square root of the sequence length (T, or context_length) instead of sqrt(d_k)"
 SCALE_HS_V = "scaled by sqrt(hs_v) (the value size) instead of sqrt(hs)"
 SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
 SOFTMAX_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"

@@ -77,5 +77,7 @@ EXPECTED = {
 }
 MISTAKES = {
     "causal_attention": variants(),
-    "causal_self_attention": {name: _through_projections(fn) for name, fn in variants().items()},
+    "causal_self_attention": {
+        (m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()
+    },
 }
