@@ -430,3 +430,42 @@ def test_an_op_that_would_allocate_beyond_the_bound_is_refused_before_it_does(bo
     with pytest.raises(evidence.Unverifiable, match="more memory than" if bound == "kernel" else "elements"):
         evidence.replay(evidence.parse(data, b""), [Q])
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 500_000  # kB: nothing near 2 GB touched
+
+
+def test_only_the_work_the_answer_depends_on_is_counted():
+    """Ops whose results nothing uses are not counted (padding cannot keep a loop's count flat or make a count
+    grow), but writes into memory the answer reads are: a loop that fills a returned buffer in place keeps every
+    step, and so does an ``out=`` result."""
+
+    def dead_padding(x):
+        for _ in range(50):
+            torch.neg(x[..., :1, :1])
+        return x * 2
+
+    def fills_a_buffer(x):
+        out = torch.zeros_like(x)
+        for t in range(x.shape[-2]):
+            out[..., t, :] = x[..., : t + 1, :].mean(-2)
+        return out
+
+    def out_argument(x):
+        o = torch.empty_like(x)
+        torch.mul(x, 2, out=o)
+        return o
+
+    def dead_in_place(x):
+        junk = x[..., :1, :1].clone()
+        junk.neg_()
+        return x * 2
+
+    counts = {}
+    for fn in (dead_padding, fills_a_buffer, out_argument, dead_in_place):
+        for T in (3, 6):
+            x = torch.randn(2, T, 3, dtype=torch.float64)
+            graph = evidence.parse(*_trace(fn, x))
+            made: list = []
+            assert torch.allclose(evidence.replay(graph, [x], sizes=made), fn(x))
+            counts[fn.__name__, T] = (evidence.count_ops(graph), evidence.measure(made)["elements"])
+    assert counts["dead_padding", 3] == counts["dead_in_place", 3] == (1, 2 * 3 * 3)  # x * 2 alone
+    assert counts["fills_a_buffer", 6][0] > counts["fills_a_buffer", 3][0] > 3 * 3  # every step's ops
+    assert counts["out_argument", 3][0] == 2  # empty_like and mul.out

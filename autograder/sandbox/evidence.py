@@ -123,6 +123,14 @@ class Graph:
 
     def __init__(self, inputs: int, nodes: list, constants: dict, output):
         self.inputs, self.nodes, self.constants, self.output = inputs, nodes, constants, output
+        self._live: frozenset[int] | None = None
+
+    @property
+    def live(self) -> frozenset[int]:
+        """The nodes the output depends on (:func:`live_nodes`)."""
+        if self._live is None:
+            self._live = live_nodes(self)
+        return self._live
 
     def calls(self) -> list[dict]:
         return [n for n in self.nodes if n["op"] == "call"]
@@ -232,8 +240,100 @@ def forbidden_ops(graph: Graph) -> list[str]:
 
 
 def count_ops(graph: Graph) -> int:
-    """Tensor operations in the graph (calls; the grad-mode switches and tuple indexing excluded)."""
-    return sum(1 for n in graph.calls() if n["target"] not in NEUTRAL and n["target"] != "getitem")
+    """Tensor operations the output depends on (:func:`live_nodes`; the grad-mode switches and tuple indexing
+    excluded): an op whose result nothing uses is not work, and cannot pad a count."""
+    live = graph.live
+    return sum(
+        1
+        for i, n in enumerate(graph.nodes)
+        if i in live and n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
+    )
+
+
+def _refs(value, out: list) -> list:
+    """The node indices an argument structure refers to."""
+    if isinstance(value, dict):
+        ((kind, v),) = value.items()
+        if kind == "ref":
+            out.append(v)
+        elif kind == "list":
+            for item in v:
+                _refs(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _refs(item, out)
+    return out
+
+
+@cache
+def _schema(target: str):
+    """The ATen schema of a call's target, or None (a name that is no ATen op, or ``getitem``)."""
+    m = _TARGET.fullmatch(target)
+    if m is None:
+        return None
+    try:
+        op = getattr(getattr(torch.ops.aten, m.group(1)), m.group(2))
+    except (AttributeError, RuntimeError):
+        return None
+    return op._schema if isinstance(op, torch._ops.OpOverload) else None
+
+
+def live_nodes(graph: Graph) -> frozenset[int]:
+    """The nodes the graph's output depends on, through its arguments and through memory: an in-place op (or an
+    ``out=``) that writes to memory a live node reads or returns (``out[:, t] = ...`` into a buffer returned at the
+    end) is live, with what it reads. Which memory a result shares comes from the op's ATen schema (a view, an
+    in-place op and ``out=`` alias an argument); an op whose schema is unknown writes to everything it is given,
+    and a multi-result op's parts share its memory: both only keep more nodes, never fewer."""
+    nodes = graph.nodes
+    memory = list(range(len(nodes)))  # node -> the node whose memory its result is
+    deps: list[list[int]] = [[] for _ in nodes]
+    writes: dict[int, set[int]] = {}
+    for i, node in enumerate(nodes):
+        if node["op"] != "call":
+            continue
+        args, kwargs = node["args"], node["kwargs"]
+        deps[i] = _refs(args, []) + _refs(list(kwargs.values()), [])
+        if node["target"] == "getitem":
+            memory[i] = memory[deps[i][0]] if deps[i] else i
+            continue
+        schema = _schema(node["target"])
+        if schema is None:
+            if node["target"] not in NEUTRAL:
+                writes[i] = {memory[j] for j in deps[i]}
+            continue
+        given = {}
+        for position, argument in enumerate(schema.arguments):
+            value = args[position] if position < len(args) else kwargs.get(argument.name)
+            if value is not None and argument.alias_info is not None:
+                given[argument.name] = (argument.alias_info, {memory[j] for j in _refs(value, [])})
+        written = set().union(*(m for info, m in given.values() if info.is_write)) if given else set()
+        if written:
+            writes[i] = written
+        result = schema.returns[0].alias_info if schema.returns else None
+        if result is not None:
+            shared = [m for info, m in given.values() if info.before_set & result.before_set]
+            if shared and len(shared[0]) == 1:
+                memory[i] = next(iter(shared[0]))
+    live: set[int] = set()
+    live_memory: set[int] = set()
+
+    def mark(stack: list[int]) -> None:
+        while stack:
+            j = stack.pop()
+            if j not in live:
+                live.add(j)
+                live_memory.add(memory[j])
+                stack.extend(deps[j])
+
+    mark(_refs(graph.output, []))
+    grew = True
+    while grew:
+        grew = False
+        for i, written in writes.items():
+            if i not in live and written & live_memory:
+                mark([i])
+                grew = True
+    return frozenset(live)
 
 
 def _resolve(target: str):
@@ -442,7 +542,8 @@ def _ops(graph: Graph, inputs: list) -> dict:
 
 
 def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None = None):
-    """The graph's output; ``sizes``, when given, receives (target, elements) of every tensor each call makes."""
+    """The graph's output; ``sizes``, when given, receives (target, elements) of every tensor each live call makes
+    (:func:`live_nodes`: a result nothing uses is no work, and no memory the answer needed)."""
     env: list = []
     total = 0
     for i, node in enumerate(graph.nodes):
@@ -486,7 +587,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
                         "elements, more than the autograder replays"
                     )
                 total += t.numel()
-                if sizes is not None and op == "call":
+                if sizes is not None and op == "call" and i in graph.live:
                     sizes.append((node["target"], t.numel()))
         if total > TOTAL_ELEMENT_LIMIT:
             raise Unverifiable("the graph makes more tensor elements than the autograder replays")
@@ -572,7 +673,9 @@ def verify(
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
     dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
     ``"unverifiable: <reason>"``; when it holds, the record also has :func:`measure`'s ``largest``,
-    ``elements`` and ``ops`` for the call's input shapes.
+    ``elements`` and ``ops`` for the call's input shapes, and ``constant_elements``, the elements of the tensors
+    the output depends on that the call did not make with torch operations (module state, a Python list or a
+    numpy array turned into a tensor).
 
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
@@ -625,7 +728,12 @@ def verify(
                     "the graph of your call does not compute your answer on other inputs of the "
                     f"same shapes ({why}): part of the work escaped the trace"
                 )
-        return {"n_ops": count_ops(graph), "forbidden": [], **measure(sizes)}
+        return {
+            "n_ops": count_ops(graph),
+            "forbidden": [],
+            "constant_elements": sum(t.numel() for i, t in graph.constants.items() if i in graph.live),
+            **measure(sizes),
+        }
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
 
