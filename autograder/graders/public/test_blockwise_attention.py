@@ -6,6 +6,8 @@ judge's record of a recorded call: the graph the learner's call was traced into,
 (autograder/sandbox/evidence.py). Fixed inputs only (stored for student releases).
 """
 
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -230,16 +232,26 @@ def test_stable(student):
 
 @check(
     "blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
-    "(T = 96, block_size = 32)",
+    "(T = 96, block_size = 32; and T_q = 16 < T_k = 96)",
     weight=2,
 )
 def test_memory(student):
-    lead, T, n = (1, 2), 96, 32
-    q, k, v = qkv((*lead, T, 8), T, 8, 240)
-    for causal in (False, True):
-        what = f"blockwise_attention(q, k, v of shape {(*lead, T, 8)}, block_size={n}, causal={causal})"
-        reply = attention_call(student, q, k, v, n, causal, what=what)
-        b.expect_largest(reply, 2 * T * n, 2 * T * T, what=what, allowed=f"2 heads x T_q {T} x block_size {n}")
+    # T_q == T_k: the whole (T, T) scores are caught. T_q < block_size < T_k: blocks of queries alone, each
+    # compared with every key at once, are caught too (with T_q == T_k their (block_size, T_k) scores have the
+    # size of (T_q, block_size)); the keys and values, (T_k, 4) per head, still fit under the bound
+    for lead, T_q, T_k, hs, n, seed in (((1, 2), 96, 96, 8, 32, 240), ((2,), 16, 96, 4, 32, 244)):
+        q, k, v = qkv((*lead, T_q, hs), T_k, hs, seed)
+        for causal in (False, True):
+            what = f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size={n}, causal={causal})"
+            reply = attention_call(student, q, k, v, n, causal, what=what)
+            heads = math.prod(lead)
+            b.expect_largest(
+                reply,
+                heads * T_q * n,
+                heads * T_q * T_k,
+                what=what,
+                allowed=f"{heads} heads x T_q {T_q} x block_size {n}",
+            )
 
 
 @check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)", weight=2)
