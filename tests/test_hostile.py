@@ -36,6 +36,7 @@ HOSTILE = ROOT / "tests" / "hostile"
 LIMITS = Limits(call_timeout=4, memory_mb=384, cpu_s=20, max_restarts=1)
 BASIC = ("loop_average", "tril_average")
 ATTENTION = ("causal_attention", "multi_head_attention")
+MEMORY = ("blockwise_attention", "kv_cache")  # the verdicts read from a graph's sizes and counts
 
 pytestmark = pytest.mark.slow
 
@@ -254,6 +255,20 @@ def attention_run(course, tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="module")
+def memory_run(course, tmp_path_factory):
+    run = Run(course, MEMORY, _cases(MEMORY), tmp_path_factory.mktemp("hostile_memory"))
+    run.grade()
+    return run
+
+
+RUNS = {
+    **dict.fromkeys(BASIC, "basic_run"),
+    **dict.fromkeys(ATTENTION, "attention_run"),
+    **dict.fromkeys(MEMORY, "memory_run"),
+}
+
+
 def _check_attacker(run: Run, case: str) -> None:
     student = next(s for s, c in run.attackers.items() if c == case)
     key = case.split("__")[0]
@@ -279,18 +294,25 @@ def test_attacker_earns_nothing_and_keeps_its_other_stages(basic_run, case):
     _check_attacker(basic_run, case)
 
 
-@pytest.mark.parametrize("case", [c for c in _cases(BASIC) + _cases(ATTENTION) if control_of(c)])
+@pytest.mark.parametrize("case", [c for c in _cases(BASIC) + _cases(ATTENTION) + _cases(MEMORY) if control_of(c)])
 def test_attacker_scores_no_more_than_its_honest_control(request, case):
     """Beside each trick, the same visible work done plainly: the trick gains nothing over it, and neither gets
     the "written by hand" or "vectorised" credit."""
     key = case.split("__")[0]
-    run = request.getfixturevalue("basic_run" if key in BASIC else "attention_run")
+    run = request.getfixturevalue(RUNS[key])
     student = next(s for s, c in run.attackers.items() if c == case)
     attacked, control = run.stage(student, key), run.stage(run.controls[control_of(case)], key)
     assert attacked.score <= control.score, f"{case}: {attacked.score} > its control's {control.score}"
-    for stage in (attacked, control):
+    for stage in (attacked, control) if key not in MEMORY else ():  # (MEMORY: its own checks, by expect-fail)
         credited = [c.name for c in stage.checks if c.passed and ("by hand" in c.name or "tensor operations" in c.name)]
         assert stage.score == 0 or not credited, f"{case}: credited for {credited}"
+
+
+@pytest.mark.parametrize("case", _cases(MEMORY))
+def test_padded_or_partial_work_earns_nothing_it_did_not_do(memory_run, case):
+    """Counts and sizes read from a graph: operations nothing uses are not counted, identity operations cannot keep
+    a loop's count flat, and blocks of queries alone do not pass for blocks of keys."""
+    _check_attacker(memory_run, case)
 
 
 @pytest.mark.parametrize("case", _cases(ATTENTION))
@@ -298,7 +320,7 @@ def test_forbidden_api_attacker_earns_nothing(attention_run, case):
     _check_attacker(attention_run, case)
 
 
-@pytest.mark.parametrize("which", ["basic_run", "attention_run"])
+@pytest.mark.parametrize("which", ["basic_run", "attention_run", "memory_run"])
 def test_honest_students_in_the_same_run_get_full_marks(which, request):
     run = request.getfixturevalue(which)
     assert len(run.honest) >= 2
