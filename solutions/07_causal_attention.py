@@ -64,7 +64,8 @@ class CausalSelfAttention(nn.Module):
     Attributes:
         W_query, W_key, W_value: ``nn.Linear(d_in, head_size, bias=qkv_bias)``.
         dropout: ``nn.Dropout(dropout)``, applied to the attention weights.
-        mask: buffer, (context_length, context_length) bool, True where s <= t.
+        mask: buffer (persistent: state_dict saves it), (context_length, context_length) bool,
+            True where s <= t.
     """
 
     def __init__(

@@ -84,7 +84,8 @@ class MultiHeadAttention(nn.Module):
         W_query, W_key, W_value: ``nn.Linear(d_in, d_out, bias=qkv_bias)``.
         out_proj: ``nn.Linear(d_out, d_out)``.
         dropout: ``nn.Dropout(dropout)``, applied to the attention weights.
-        mask: buffer, (context_length, context_length) bool, True where s <= t.
+        mask: buffer (persistent: state_dict saves it), (context_length, context_length) bool,
+            True where s <= t.
     """
 
     def __init__(

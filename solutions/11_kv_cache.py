@@ -97,7 +97,8 @@ class CachedMultiHeadAttention(nn.Module):
     Attributes:
         W_query, W_key, W_value: ``nn.Linear(d_in, d_out, bias=qkv_bias)``.
         out_proj: ``nn.Linear(d_out, d_out)``.
-        mask: buffer, (context_length, context_length) bool, True where s <= t.
+        mask: buffer (persistent: state_dict saves it), (context_length, context_length) bool,
+            True where s <= t.
     """
 
     def __init__(self, d_in: int, d_out: int, n_heads: int, context_length: int, qkv_bias: bool = False):
