@@ -177,37 +177,47 @@ def test_cache(student):
 
 @check("KVCache: ValueError past max_len (filling it exactly is allowed), and nothing added then", construction=True)
 def test_overflow(student):
-    cache = student.new("KVCache", 4)
     k, v = fixed(1, NH, 3, 3, seed=320), fixed(1, NH, 3, 3, seed=321)
-    with explained(student, "KVCache(4): appending 3, then 1 position (filling it exactly)"):
-        cache.method("append", k, v, cast=F64)
-        cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
-        before = cache.method("__len__")
-    try:
-        cache.method("append", k[..., :1, :], v[..., :1, :], cast=F64)
-    except MissingName:
-        raise
-    except StudentCodeError as exc:
-        if exc.error.get("type") != "ValueError":
-            fail(
-                f"KVCache(4) holding 4 positions: append(1 more) raised {exc.error.get('type')}, expected a "
-                "ValueError that says the cache is full",
-                b.NO_OVERFLOW_CHECK,
-            )
-        with explained(student, "len(cache) after the refused append"):
-            after = cache.method("__len__")
-        if after != before:  # compared with len() before, so that a wrong __len__ loses points in its own check
-            fail(
-                f"KVCache(4) holding 4 positions raised ValueError for a 5th but len(cache) went from {before} to "
-                f"{after}: check whether the new positions fit before adding them (the docstring: nothing is added "
-                "then)"
-            )
-        return
-    fail(
-        "KVCache(4) holding 4 positions accepted a 5th: raise ValueError in append when len(cache) + T_new would "
-        "exceed max_len (a model must not silently attend past the length it was built for)",
-        b.NO_OVERFLOW_CHECK,
-    )
+    # a full cache given one more position, and a half-full one given more positions than are left
+    for held, extra in (((3, 1), 1), ((2,), 3)):
+        cache = student.new("KVCache", 4)
+        what = f"KVCache(4) holding {sum(held)} positions"
+        with explained(student, f"KVCache(4): appending {' then '.join(map(str, held))} positions"):
+            for n in held:
+                cache.method("append", k[..., :n, :], v[..., :n, :], cast=F64)
+            before = cache.method("__len__")
+        # a wrong len() is its own mistake (test_cache names it); an overflow test written with it fails here too
+        blame = b.NO_OVERFLOW_CHECK if before == sum(held) else None
+        why_len = (
+            ""
+            if blame
+            else f" (len(cache) says {before}, not {sum(held)}: an overflow test that reads len() needs a right "
+            "__len__ first)"
+        )
+        try:
+            cache.method("append", k[..., :extra, :], v[..., :extra, :], cast=F64)
+        except MissingName:
+            raise
+        except StudentCodeError as exc:
+            if exc.error.get("type") != "ValueError":
+                fail(
+                    f"{what}: append({extra} more) raised {exc.error.get('type')}, expected a ValueError that says "
+                    "the cache is full" + why_len,
+                    blame,
+                )
+            with explained(student, "len(cache) after the refused append"):
+                after = cache.method("__len__")
+            if after != before:  # compared with len() before, so that a wrong __len__ loses points in its own check
+                fail(
+                    f"{what} raised ValueError for {extra} more but len(cache) went from {before} to {after}: "
+                    "check whether the new positions fit before adding them (the docstring: nothing is added then)"
+                )
+            continue
+        fail(
+            f"{what} accepted {extra} more: raise ValueError in append when len(cache) + T_new would exceed max_len "
+            "(a model must not silently attend past the length it was built for)" + why_len,
+            blame,
+        )
 
 
 # ───────────────────────────── CachedMultiHeadAttention ─────────────────────────────
