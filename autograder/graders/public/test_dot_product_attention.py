@@ -103,7 +103,8 @@ def test_stable_large(student):
                 f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())}) has "
                 f"{int(bad.sum())} non-finite values (first at {where}: {float(got.t[where])}). exp(1e4) is inf "
                 "and inf / inf is NaN; exp(-1e4) is 0 and 0 / 0 is NaN. Subtract the maximum along dim "
-                "(amax(dim, keepdim=True)) before exp: the largest exponent becomes exp(0) = 1."
+                "(amax(dim, keepdim=True)) before exp, and sum along that same dim: the largest exponent becomes "
+                "exp(0) = 1, and no sum is 0 or inf."
                 + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
                 mistake,
             )
@@ -161,7 +162,7 @@ def test_weights(student):
         )
 
 
-@check("weights: rows sum to 1")
+@check("weights: rows sum to 1 (also for scores of a few hundred)")
 def test_weights_rows(student):
     got = expect_shape(
         student.call("attention_weights", SCORES, cast=torch.float64),
@@ -181,6 +182,15 @@ def test_weights_rows(student):
         "attention_weights(scores (2, 4, 4))",
         oracle.mistakes("attention_weights", SCORES),
     )
+    big = SCORES * 100  # scores up to 300: exp overflows float32 past 88
+    what = "attention_weights(scores (2, 4, 4) of up to ±300, float32)"
+    got = expect_shape(student.call("attention_weights", big, cast=torch.float32), big.shape, what)
+    if not bool(torch.isfinite(got.t).all()):
+        fail(
+            f"{what} holds NaN or inf: exp of a score above 88 overflows float32, and inf / inf is NaN. Weights are "
+            "a softmax of any scores: use softmax_stable (the row's maximum subtracted before exp)"
+        )
+    expect_close(got, oracle.expected("attention_weights", big), what=what)
 
 
 @check("context: journey row 2 is [0.4419, 0.6515, 0.5683]", weight=2)
