@@ -100,6 +100,8 @@ MISTAKES = {
         m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
         m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
         m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
+        # where d_in == d_out the two give the same numbers, and neither is named
+        m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
         m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
         m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),
         m.MASK_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, mask_after=True),

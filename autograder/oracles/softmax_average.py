@@ -10,7 +10,7 @@ import torch
 F64 = torch.float64
 
 INVERTED = "inverted mask (the future visible, the past hidden)"
-UPPER = "upper instead of lower triangle (torch.triu)"
+UPPER = "upper instead of lower triangle (torch.triu, or the weights transposed)"
 DIAGONAL = "diagonal masked too (a step cannot see itself)"
 ZERO_FILL = "masked with 0 instead of -inf (the future still gets weight)"
 AFTER = "mask applied after softmax (rows no longer sum to 1)"

@@ -17,6 +17,7 @@ BY_DMODEL_OVER_T = "divided by d_model / T instead of sqrt(d_k)"
 TIMES = "multiplied by sqrt(d_k) instead of divided"
 PRECEDENCE = "divided by d_k ** 1/2, which is d_k / 2 (** binds tighter than /)"
 PRECEDENCE_UNBRACKETED = "scores / d_k ** 1/2 is (scores / d_k) / 2, a division by 2 * d_k (** binds tighter than /)"
+ISQRT = "divided by math.isqrt(d_k), the square root rounded down to a whole number"
 KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"
 QT_K = "q^T @ k instead of q @ k^T"
 
@@ -46,6 +47,7 @@ MISTAKES = {  # in the order a diagnosis tries them: where two scales coincide, 
         TIMES: lambda q, k: _raw(q, k) * math.sqrt(q.shape[-1]),
         PRECEDENCE: lambda q, k: _raw(q, k) / (q.shape[-1] / 2),
         PRECEDENCE_UNBRACKETED: lambda q, k: _raw(q, k) / q.shape[-1] / 2,
+        ISQRT: lambda q, k: _raw(q, k) / max(math.isqrt(q.shape[-1]), 1),
         BY_SQRT_T: lambda q, k: _raw(q, k) / math.sqrt(q.shape[-2]),
         BY_SQRT_TK: lambda q, k: _raw(q, k) / math.sqrt(k.shape[-2]),
         KT_BATCHED: lambda q, k: q @ k.permute(*reversed(range(k.dim()))) / math.sqrt(q.shape[-1]),
