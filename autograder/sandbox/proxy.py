@@ -454,7 +454,13 @@ class StudentProxy:
             req["weights"] = encode_args(
                 dict(weights), blob, device="cpu", dtype=None, noncontig=False, requires_grad=False
             )
-        reply = self.request(req, blob.bytes())
+        try:
+            reply = self.request(req, blob.bytes())
+        except StudentCodeError as exc:  # said with the arguments it was given (which n_heads raised, say)
+            if not isinstance(exc, (MissingName, SubmissionLoadError)):
+                exc.call = call_text(cls, args, kwargs)
+                exc.args = (f"{exc.call}: {exc}",)
+            raise
         info = reply["value"]
         if not isinstance(info, dict) or "handle" not in info:
             raise StudentCodeError({"type": "TypeError", "message": f"{cls}(...) did not construct an object"})

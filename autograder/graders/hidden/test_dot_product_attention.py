@@ -74,7 +74,8 @@ def test_stable_large_random(student, rng):
             )
             fail(
                 f"softmax_stable(x near ±1e4, {str(dtype)[6:]}, dim={dim}) returned inf or NaN: subtract the "
-                "maximum along dim before exp" + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
+                "maximum along dim before exp, and sum along that same dim"
+                + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
                 mistake,
             )
         expect_close(
