@@ -65,6 +65,10 @@ def causal_self_attention_grad(which, x, upstream, state):
     return reference_grad(causal_self_attention, which, x, upstream, state)
 
 
+def _scaled_by_d_in(q, k, v, d_in: int):
+    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]), scale=math.sqrt(d_in))
+
+
 def _through_projections(fn):
     return lambda x, state: fn(*project_linear(x, state))
 
@@ -78,6 +82,8 @@ EXPECTED = {
 MISTAKES = {
     "causal_attention": variants(),
     "causal_self_attention": {
-        (m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()
+        **{(m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()},
+        # the module knows d_in too (where d_in == head_size this gives the right answer, and is not named)
+        m.SCALE_D_IN_HEADS: lambda x, state: _scaled_by_d_in(*project_linear(x, state), x.shape[-1]),
     },
 }

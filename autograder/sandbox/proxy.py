@@ -456,8 +456,10 @@ class StudentProxy:
             )
         try:
             reply = self.request(req, blob.bytes())
-        except StudentCodeError as exc:  # said with the arguments it was given (which n_heads raised, say)
-            if not isinstance(exc, (MissingName, SubmissionLoadError)):
+        except StudentCodeError as exc:  # the constructor's own error, with the arguments it was given (which
+            # n_heads it refused, say); an error of the .to() this request also made is raised as that call raises it
+            where = exc.error.get("where") or {}
+            if not isinstance(exc, (MissingName, SubmissionLoadError)) and where.get("function") == "__init__":
                 exc.call = call_text(cls, args, kwargs)
                 exc.args = (f"{exc.call}: {exc}",)
             raise
