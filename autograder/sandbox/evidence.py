@@ -673,9 +673,7 @@ def verify(
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
     dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
     ``"unverifiable: <reason>"``; when it holds, the record also has :func:`measure`'s ``largest``,
-    ``elements`` and ``ops`` for the call's input shapes, and ``constant_elements``, the elements of the tensors
-    the output depends on that the call did not make with torch operations (module state, a Python list or a
-    numpy array turned into a tensor).
+    ``elements`` and ``ops`` for the call's input shapes.
 
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
@@ -728,12 +726,7 @@ def verify(
                     "the graph of your call does not compute your answer on other inputs of the "
                     f"same shapes ({why}): part of the work escaped the trace"
                 )
-        return {
-            "n_ops": count_ops(graph),
-            "forbidden": [],
-            "constant_elements": sum(t.numel() for i, t in graph.constants.items() if i in graph.live),
-            **measure(sizes),
-        }
+        return {"n_ops": count_ops(graph), "forbidden": [], **measure(sizes)}
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
 
