@@ -65,8 +65,9 @@ def causal_self_attention_grad(which, x, upstream, state):
     return reference_grad(causal_self_attention, which, x, upstream, state)
 
 
-def _scaled_by_d_in(q, k, v, d_in: int):
-    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]), scale=math.sqrt(d_in))
+def _scaled_by_d_in(x, state):
+    q, k, v = project_linear(x, state)
+    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]), scale=math.sqrt(x.shape[-1]))
 
 
 def _through_projections(fn):
@@ -84,6 +85,6 @@ MISTAKES = {
     "causal_self_attention": {
         **{(m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()},
         # the module knows d_in too (where d_in == head_size this gives the right answer, and is not named)
-        m.SCALE_D_IN_HEADS: lambda x, state: _scaled_by_d_in(*project_linear(x, state), x.shape[-1]),
+        m.SCALE_D_IN_HEADS: _scaled_by_d_in,
     },
 }
