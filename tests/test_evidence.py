@@ -435,7 +435,7 @@ def test_an_op_that_would_allocate_beyond_the_bound_is_refused_before_it_does(bo
 def test_only_the_work_the_answer_depends_on_is_counted():
     """Ops whose results nothing uses are not counted (padding cannot keep a loop's count flat or make a count
     grow), but writes into memory the answer reads are: a loop that fills a returned buffer in place keeps every
-    step, and so does an ``out=`` result."""
+    step, also through a view whose op does not say it is one, and so does an ``out=`` result."""
 
     def dead_padding(x):
         for _ in range(50):
@@ -458,8 +458,16 @@ def test_only_the_work_the_answer_depends_on_is_counted():
         junk.neg_()
         return x * 2
 
+    def fills_through_an_unannotated_view(x):
+        # aten._unsafe_view returns a view although its schema says new memory: the replay sees the storage
+        out = torch.zeros_like(x)
+        alias = torch.ops.aten._unsafe_view(out, list(out.shape))
+        for t in range(x.shape[-2]):
+            alias[..., t, :] = x[..., : t + 1, :].mean(-2)
+        return out
+
     counts = {}
-    for fn in (dead_padding, fills_a_buffer, out_argument, dead_in_place):
+    for fn in (dead_padding, fills_a_buffer, out_argument, dead_in_place, fills_through_an_unannotated_view):
         for T in (3, 6):
             x = torch.randn(2, T, 3, dtype=torch.float64)
             graph = evidence.parse(*_trace(fn, x))
@@ -468,4 +476,5 @@ def test_only_the_work_the_answer_depends_on_is_counted():
             counts[fn.__name__, T] = (evidence.count_ops(graph), evidence.measure(made)["elements"])
     assert counts["dead_padding", 3] == counts["dead_in_place", 3] == (1, 2 * 3 * 3)  # x * 2 alone
     assert counts["fills_a_buffer", 6][0] > counts["fills_a_buffer", 3][0] > 3 * 3  # every step's ops
+    assert counts["fills_through_an_unannotated_view", 6][0] > counts["fills_through_an_unannotated_view", 3][0] > 9
     assert counts["out_argument", 3][0] == 2  # empty_like and mul.out

@@ -123,14 +123,8 @@ class Graph:
 
     def __init__(self, inputs: int, nodes: list, constants: dict, output):
         self.inputs, self.nodes, self.constants, self.output = inputs, nodes, constants, output
-        self._live: frozenset[int] | None = None
-
-    @property
-    def live(self) -> frozenset[int]:
-        """The nodes the output depends on (:func:`live_nodes`)."""
-        if self._live is None:
-            self._live = live_nodes(self)
-        return self._live
+        # the nodes the output depends on, found by the first replay (:func:`live_nodes`); None before one
+        self.live: frozenset[int] | None = None
 
     def calls(self) -> list[dict]:
         return [n for n in self.nodes if n["op"] == "call"]
@@ -240,13 +234,14 @@ def forbidden_ops(graph: Graph) -> list[str]:
 
 
 def count_ops(graph: Graph) -> int:
-    """Tensor operations the output depends on (:func:`live_nodes`; the grad-mode switches and tuple indexing
-    excluded): an op whose result nothing uses is not work, and cannot pad a count."""
+    """Tensor operations the output depends on (:func:`live_nodes`, once a replay has found them; every call
+    before one), the grad-mode switches and tuple indexing excluded: an op whose result nothing uses is not work,
+    and cannot pad a count."""
     live = graph.live
     return sum(
         1
         for i, n in enumerate(graph.nodes)
-        if i in live and n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
+        if (live is None or i in live) and n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
     )
 
 
@@ -265,55 +260,16 @@ def _refs(value, out: list) -> list:
     return out
 
 
-@cache
-def _schema(target: str):
-    """The ATen schema of a call's target, or None (a name that is no ATen op, or ``getitem``)."""
-    m = _TARGET.fullmatch(target)
-    if m is None:
-        return None
-    try:
-        op = getattr(getattr(torch.ops.aten, m.group(1)), m.group(2))
-    except (AttributeError, RuntimeError):
-        return None
-    return op._schema if isinstance(op, torch._ops.OpOverload) else None
-
-
-def live_nodes(graph: Graph) -> frozenset[int]:
-    """The nodes the graph's output depends on, through its arguments and through memory: an in-place op (or an
-    ``out=``) that writes to memory a live node reads or returns (``out[:, t] = ...`` into a buffer returned at the
-    end) is live, with what it reads. Which memory a result shares comes from the op's ATen schema (a view, an
-    in-place op and ``out=`` alias an argument); an op whose schema is unknown writes to everything it is given,
-    and a multi-result op's parts share its memory: both only keep more nodes, never fewer."""
-    nodes = graph.nodes
-    memory = list(range(len(nodes)))  # node -> the node whose memory its result is
-    deps: list[list[int]] = [[] for _ in nodes]
-    writes: dict[int, set[int]] = {}
-    for i, node in enumerate(nodes):
-        if node["op"] != "call":
-            continue
-        args, kwargs = node["args"], node["kwargs"]
-        deps[i] = _refs(args, []) + _refs(list(kwargs.values()), [])
-        if node["target"] == "getitem":
-            memory[i] = memory[deps[i][0]] if deps[i] else i
-            continue
-        schema = _schema(node["target"])
-        if schema is None:
-            if node["target"] not in NEUTRAL:
-                writes[i] = {memory[j] for j in deps[i]}
-            continue
-        given = {}
-        for position, argument in enumerate(schema.arguments):
-            value = args[position] if position < len(args) else kwargs.get(argument.name)
-            if value is not None and argument.alias_info is not None:
-                given[argument.name] = (argument.alias_info, {memory[j] for j in _refs(value, [])})
-        written = set().union(*(m for info, m in given.values() if info.is_write)) if given else set()
-        if written:
-            writes[i] = written
-        result = schema.returns[0].alias_info if schema.returns else None
-        if result is not None:
-            shared = [m for info, m in given.values() if info.before_set & result.before_set]
-            if shared and len(shared[0]) == 1:
-                memory[i] = next(iter(shared[0]))
+def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
+    """The nodes the graph's output depends on: through arguments, and through memory. ``memory[i]`` is the set of
+    storages node ``i``'s result lives in and ``writes[i]`` the storages node ``i`` changed in place, both as the
+    replay found them (:func:`_run`: a tensor's storage, and its version counter before and after the op), so a
+    view of any kind, ``out=`` and an in-place op are seen as what they did, whatever their names or schemas say.
+    A node that writes to memory a live node uses is live, with what it reads: a loop that fills a returned
+    buffer through a view keeps every step."""
+    deps = [
+        _refs(n["args"], []) + _refs(list(n["kwargs"].values()), []) if n["op"] == "call" else [] for n in graph.nodes
+    ]
     live: set[int] = set()
     live_memory: set[int] = set()
 
@@ -322,7 +278,7 @@ def live_nodes(graph: Graph) -> frozenset[int]:
             j = stack.pop()
             if j not in live:
                 live.add(j)
-                live_memory.add(memory[j])
+                live_memory.update(memory[j])
                 stack.extend(deps[j])
 
     mark(_refs(graph.output, []))
@@ -330,7 +286,7 @@ def live_nodes(graph: Graph) -> frozenset[int]:
     while grew:
         grew = False
         for i, written in writes.items():
-            if i not in live and written & live_memory:
+            if i not in live and not written.isdisjoint(live_memory):
                 mark([i])
                 grew = True
     return frozenset(live)
@@ -433,7 +389,9 @@ def _meta_pass(graph: Graph, ops: dict, inputs: list) -> None:
 
 def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_checked: bool = False):
     """The graph's output for ``inputs`` (CPU tensors), computed here; ``sizes``, when given, receives (target,
-    elements) of every tensor each call makes (see :func:`measure`).
+    elements) of every tensor each live call makes (see :func:`measure`), and the first such replay finds which
+    nodes are live (``graph.live``, :func:`live_nodes`): a result nothing uses is no work, and no memory the answer
+    needed.
 
     The replay's memory is bounded before anything is allocated: every intermediate beyond :data:`ELEMENT_LIMIT`
     (or all of them beyond :data:`TOTAL_ELEMENT_LIMIT`) is refused as it is made, and a single op cannot
@@ -446,11 +404,18 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     bounded = _limit_holds()
     if not bounded and not shapes_checked:
         _meta_pass(graph, ops, inputs)
+    effects: tuple[list, dict, list] | None = None if sizes is None else ([], {}, [])
     try:
         with _data_limit(MEMORY_BUDGET) if bounded else contextlib.nullcontext():
-            return _run(graph, ops, [x.clone() for x in inputs], "cpu", sizes)
+            out = _run(graph, ops, [x.clone() for x in inputs], "cpu", effects)
     except MemoryError:
         raise Unverifiable("the graph needs more memory than the autograder replays with") from None
+    if effects is not None and sizes is not None:
+        memory, writes, made = effects
+        if graph.live is None:
+            graph.live = live_nodes(graph, memory, writes)
+        sizes += [(target, n) for i, target, n in made if i in graph.live]
+    return out
 
 
 MEMORY_BUDGET = 1 << 30  # bytes a replay may add to the judge's data segment (its tensors, ELEMENT_LIMIT's included)
@@ -541,12 +506,14 @@ def _ops(graph: Graph, inputs: list) -> dict:
     }
 
 
-def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None = None):
-    """The graph's output; ``sizes``, when given, receives (target, elements) of every tensor each live call makes
-    (:func:`live_nodes`: a result nothing uses is no work, and no memory the answer needed)."""
+def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: tuple[list, dict, list] | None = None):
+    """The graph's output. ``effects``, when given (on the CPU), is filled with what each node did: the storages
+    its result lives in (a list, by node), the storages it changed in place (a dict: node -> set; a tensor
+    argument whose version counter moved), and (node, target, elements) of every tensor each call makes."""
     env: list = []
     total = 0
     for i, node in enumerate(graph.nodes):
+        before: tuple[tuple[torch.Tensor, int], ...] = ()
         op = node["op"]
         if op == "input":
             value = inputs[node["index"]]
@@ -567,6 +534,8 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
                     raise Unverifiable("the graph indexes something that is not a tuple of results")
                 value = args[0][args[1]]
             else:
+                if effects is not None:
+                    before = tuple((t, t._version) for t in _tensors_in(args) + _tensors_in(list(kwargs.values())))
                 try:
                     value = ops[i](*args, **kwargs)
                 except Unverifiable:
@@ -579,20 +548,37 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, sizes: list | None 
                     raise Unverifiable(
                         f"the graph's {node['target']} cannot be replayed ({type(exc).__name__}: {str(exc)[:120]})"
                     ) from None
-        for t in value if isinstance(value, (tuple, list)) else (value,):
-            if isinstance(t, torch.Tensor):
-                if t.numel() > ELEMENT_LIMIT:
-                    raise Unverifiable(
-                        f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
-                        "elements, more than the autograder replays"
-                    )
-                total += t.numel()
-                if sizes is not None and op == "call" and i in graph.live:
-                    sizes.append((node["target"], t.numel()))
+        results = [t for t in (value if isinstance(value, (tuple, list)) else (value,)) if isinstance(t, torch.Tensor)]
+        for t in results:
+            if t.numel() > ELEMENT_LIMIT:
+                raise Unverifiable(
+                    f"the graph's {node.get('target', 'input')} makes a tensor of {t.numel()} "
+                    "elements, more than the autograder replays"
+                )
+            total += t.numel()
+            if effects is not None and op == "call":
+                effects[2].append((i, node["target"], t.numel()))
+        if effects is not None:
+            effects[0].append({_storage(t) for t in results})
+            changed = {_storage(t) for t, version in before if t._version != version}
+            if changed:
+                effects[1][i] = changed
         if total > TOTAL_ELEMENT_LIMIT:
             raise Unverifiable("the graph makes more tensor elements than the autograder replays")
         env.append(value)
     return _value(graph.output, env, device)
+
+
+def _tensors_in(values: list) -> list:
+    return [v for v in values if isinstance(v, torch.Tensor)] + [
+        t for v in values if isinstance(v, (tuple, list)) for t in _tensors_in(list(v))
+    ]
+
+
+def _storage(t: torch.Tensor) -> int:
+    """Where a replayed tensor's memory starts: every view of one tensor has its storage (an empty tensor may
+    share 0 with others, which only keeps more nodes live)."""
+    return t.untyped_storage().data_ptr()
 
 
 def _value(arg, env: list, device: str):
