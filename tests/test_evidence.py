@@ -435,7 +435,8 @@ def test_an_op_that_would_allocate_beyond_the_bound_is_refused_before_it_does(bo
 def test_only_the_work_the_answer_depends_on_is_counted():
     """Ops whose results nothing uses are not counted (padding cannot keep a loop's count flat or make a count
     grow), but writes into memory the answer reads are: a loop that fills a returned buffer in place keeps every
-    step, also through a view whose op does not say it is one, and so does an ``out=`` result."""
+    step, also through a view whose op does not say it is one or after its memory moved, and so does an ``out=``
+    result."""
 
     def dead_padding(x):
         for _ in range(50):
@@ -467,7 +468,24 @@ def test_only_the_work_the_answer_depends_on_is_counted():
         return out
 
     counts = {}
-    for fn in (dead_padding, fills_a_buffer, out_argument, dead_in_place, fills_through_an_unannotated_view):
+
+    def fills_moved_memory(x):
+        # an out= resize reallocates the storage after the returned view was made: the same storage object
+        flat = torch.zeros(x.numel(), dtype=x.dtype)
+        out = flat.view(x.shape)
+        torch.zeros(1, out=flat[x.numel() :])
+        for t in range(x.shape[-2]):
+            out[..., t, :] = x[..., : t + 1, :].mean(-2)
+        return out
+
+    for fn in (
+        dead_padding,
+        fills_a_buffer,
+        out_argument,
+        dead_in_place,
+        fills_through_an_unannotated_view,
+        fills_moved_memory,
+    ):
         for T in (3, 6):
             x = torch.randn(2, T, 3, dtype=torch.float64)
             graph = evidence.parse(*_trace(fn, x))
@@ -477,4 +495,5 @@ def test_only_the_work_the_answer_depends_on_is_counted():
     assert counts["dead_padding", 3] == counts["dead_in_place", 3] == (1, 2 * 3 * 3)  # x * 2 alone
     assert counts["fills_a_buffer", 6][0] > counts["fills_a_buffer", 3][0] > 3 * 3  # every step's ops
     assert counts["fills_through_an_unannotated_view", 6][0] > counts["fills_through_an_unannotated_view", 3][0] > 9
+    assert counts["fills_moved_memory", 6][0] > counts["fills_moved_memory", 3][0] > 9
     assert counts["out_argument", 3][0] == 2  # empty_like and mul.out

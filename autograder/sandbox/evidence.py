@@ -576,9 +576,12 @@ def _tensors_in(values: list) -> list:
 
 
 def _storage(t: torch.Tensor) -> int:
-    """Where a replayed tensor's memory starts: every view of one tensor has its storage (an empty tensor may
-    share 0 with others, which only keeps more nodes live)."""
-    return t.untyped_storage().data_ptr()
+    """Which storage a replayed tensor's memory is: the address of torch's storage object, which every view of
+    one tensor shares and which stays the same when an ``out=`` resize moves the memory itself (the data pointer
+    does not; an earlier view and a later write then looked like two memories). Private (``_cdata``, as
+    ``torch.multiprocessing``'s StorageWeakRef reads it): torch's tested range holds it. The replay keeps every
+    tensor alive, so no storage object is freed and reused while it runs."""
+    return t.untyped_storage()._cdata
 
 
 def _value(arg, env: list, device: str):
@@ -659,7 +662,9 @@ def verify(
     ``reply`` (and ``blob``, the reply's arrays). ``inputs``: the CPU tensors the traced call received, in
     dtype ``dtype``. When the evidence does not hold, ``n_ops`` is None and ``forbidden`` holds
     ``"unverifiable: <reason>"``; when it holds, the record also has :func:`measure`'s ``largest``,
-    ``elements`` and ``ops`` for the call's input shapes.
+    ``elements`` and ``ops`` for the call's input shapes, and ``largest_constant``, the elements of the largest
+    tensor the answer depends on that the call did not make with torch ops (module state, or memory made outside
+    torch, such as a numpy array: scratch space a bound on the call's own tensors would not see).
 
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
@@ -712,7 +717,14 @@ def verify(
                     "the graph of your call does not compute your answer on other inputs of the "
                     f"same shapes ({why}): part of the work escaped the trace"
                 )
-        return {"n_ops": count_ops(graph), "forbidden": [], **measure(sizes)}
+        return {
+            "n_ops": count_ops(graph),
+            "forbidden": [],
+            **measure(sizes),
+            "largest_constant": max(
+                (t.numel() for i, t in graph.constants.items() if graph.live is None or i in graph.live), default=0
+            ),
+        }
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
 
