@@ -21,6 +21,12 @@ def _off_by_one(x):  # x[:t] instead of x[:t+1]: step t averages only the past, 
     return out
 
 
+def _off_by_one_nan(x):  # the same slice from t = 0: the mean of nothing is NaN
+    out = _off_by_one(x)
+    out[..., 0, :] = float("nan")
+    return out
+
+
 def _mean_over_channels(x):
     return x.cumsum(dim=-2).mean(dim=-1, keepdim=True).expand_as(x) / 1.0
 
@@ -38,6 +44,7 @@ MISTAKES = {
     "causal_mean_loop": {
         "sum instead of mean (rows not normalised)": _sum_not_mean,
         "off-by-one slice (x[:t] instead of x[:t+1])": _off_by_one,
+        "off-by-one slice (x[:t] instead of x[:t+1]; step 0 averages nothing: NaN)": _off_by_one_nan,
         "averaged over the whole sequence (the future leaks in)": _full_mean,
         "divided by T instead of t+1": _divide_by_T,
         "averaged over channels instead of time": _mean_over_channels,
