@@ -31,7 +31,7 @@ import re
 import sys
 import types
 from functools import cache
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import torch
 
@@ -404,17 +404,16 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     bounded = _limit_holds()
     if not bounded and not shapes_checked:
         _meta_pass(graph, ops, inputs)
-    effects: tuple[list, dict, list] | None = None if sizes is None else ([], {}, [])
+    effects = None if sizes is None else _Effects([], {}, [])
     try:
         with _data_limit(MEMORY_BUDGET) if bounded else contextlib.nullcontext():
             out = _run(graph, ops, [x.clone() for x in inputs], "cpu", effects)
     except MemoryError:
         raise Unverifiable("the graph needs more memory than the autograder replays with") from None
     if effects is not None and sizes is not None:
-        memory, writes, made = effects
         if graph.live is None:
-            graph.live = live_nodes(graph, memory, writes)
-        sizes += [(target, n) for i, target, n in made if i in graph.live]
+            graph.live = live_nodes(graph, effects.memory, effects.writes)
+        sizes += [(target, n) for i, target, n in effects.made if i in graph.live]
     return out
 
 
@@ -506,10 +505,16 @@ def _ops(graph: Graph, inputs: list) -> dict:
     }
 
 
-def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: tuple[list, dict, list] | None = None):
-    """The graph's output. ``effects``, when given (on the CPU), is filled with what each node did: the storages
-    its result lives in (a list, by node), the storages it changed in place (a dict: node -> set; a tensor
-    argument whose version counter moved), and (node, target, elements) of every tensor each call makes."""
+class _Effects(NamedTuple):
+    """What each node of a replay did (:func:`_run`), read by :func:`live_nodes` and :func:`measure`."""
+
+    memory: list  # by node: the set of storages its result lives in
+    writes: dict  # node -> the storages it changed in place (a tensor argument whose version counter moved)
+    made: list  # (node, target, elements) of every tensor each call makes
+
+
+def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects | None = None):
+    """The graph's output; ``effects``, when given (on the CPU), is filled with what each node did."""
     env: list = []
     total = 0
     for i, node in enumerate(graph.nodes):
@@ -535,7 +540,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: tuple[list
                 value = args[0][args[1]]
             else:
                 if effects is not None:
-                    before = tuple((t, t._version) for t in _tensors_in(args) + _tensors_in(list(kwargs.values())))
+                    before = tuple((t, t._version) for t in flatten_tensors((args, kwargs)))
                 try:
                     value = ops[i](*args, **kwargs)
                 except Unverifiable:
@@ -557,22 +562,16 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: tuple[list
                 )
             total += t.numel()
             if effects is not None and op == "call":
-                effects[2].append((i, node["target"], t.numel()))
+                effects.made.append((i, node["target"], t.numel()))
         if effects is not None:
-            effects[0].append({_storage(t) for t in results})
+            effects.memory.append({_storage(t) for t in results})
             changed = {_storage(t) for t, version in before if t._version != version}
             if changed:
-                effects[1][i] = changed
+                effects.writes[i] = changed
         if total > TOTAL_ELEMENT_LIMIT:
             raise Unverifiable("the graph makes more tensor elements than the autograder replays")
         env.append(value)
     return _value(graph.output, env, device)
-
-
-def _tensors_in(values: list) -> list:
-    return [v for v in values if isinstance(v, torch.Tensor)] + [
-        t for v in values if isinstance(v, (tuple, list)) for t in _tensors_in(list(v))
-    ]
 
 
 def _storage(t: torch.Tensor) -> int:

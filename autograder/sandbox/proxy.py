@@ -186,6 +186,12 @@ def call_text(name: str, args, kwargs, *, cast=None, to="cpu", noncontig=False) 
     return f"{name}({', '.join(parts)})"
 
 
+def _name_the_call(exc: StudentCodeError, call: str) -> None:
+    """The learner's error, said with the call that raised it (as the learner's code received it)."""
+    exc.call = call
+    exc.args = (f"{call}: {exc}",)
+
+
 @dataclass
 class StudentProxy:
     """Calls into one learner file, in its own child process. Every method returns plain values."""
@@ -435,8 +441,7 @@ class StudentProxy:
             )
         except StudentCodeError as exc:
             if not isinstance(exc, (MissingName, SubmissionLoadError)):
-                exc.call = call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig)
-                exc.args = (f"{exc.call}: {exc}",)
+                _name_the_call(exc, call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig))
             raise
 
     def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
@@ -460,8 +465,7 @@ class StudentProxy:
             # n_heads it refused, say); an error of the .to() this request also made is raised as that call raises it
             where = exc.error.get("where") or {}
             if not isinstance(exc, (MissingName, SubmissionLoadError)) and where.get("function") == "__init__":
-                exc.call = call_text(cls, args, kwargs)
-                exc.args = (f"{exc.call}: {exc}",)
+                _name_the_call(exc, call_text(cls, args, kwargs))
             raise
         info = reply["value"]
         if not isinstance(info, dict) or "handle" not in info:
