@@ -1,8 +1,9 @@
 """The hostile-submission suite: attackers graded by the real runner in the real sandbox, beside honest students.
 
 Every file in ``tests/hostile/`` replaces one stage file of an otherwise correct submission (the reference
-solutions). One ``grade()`` call grades all the attackers of a group together with honest students placed
-before, between and after them, exactly as a class would be graded. For each attacker:
+solutions); a file may be written whole, or as the stage's solution with ``EDITS`` (as in tests/mistakes/). One
+``grade()`` call grades all the attackers of a group together with honest students placed before, between and
+after them, exactly as a class would be graded. For each attacker:
 
 * the attacked stage earns nothing it did not earn (``expect: zero``: no point at all; ``expect-fail: ...``:
   the named checks fail);
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade
 from autograder.sandbox.host import Limits, Sandbox
 
@@ -142,9 +144,10 @@ class Run:
         self.controls: dict[str, str] = {}  # control file → student
         self.tmp = tmp
 
-    def text(self, path: Path) -> str:
+    def text(self, path: Path, source: str | None = None) -> str:
+        """A planted file's text, or ``source``, with the run's placeholders filled in."""
         return (
-            path.read_text()
+            (path.read_text() if source is None else source)
             .replace("__REPO__", str(ROOT))
             .replace("__OUT__", str(self.out))
             .replace("__PORT__", str(self.listener.port))
@@ -185,7 +188,8 @@ class Run:
             sub.sources = {k: v for k, v in sub.sources.items() if k in self.stages}
             self.planted = folder
         else:
-            sources[key] = (self.course.stage(key).file, self.text(path))
+            # a single file: whole, or the stage's solution with its EDITS (autograder.instructor.catalogue)
+            sources[key] = (self.course.stage(key).file, self.text(path, mistake_source(path, ROOT)))
             sub = Submission(name, sources=sources)
         self.attackers[name] = case
         self.subs.append(sub)
@@ -194,7 +198,7 @@ class Run:
         key = control.split("__")[0]
         name = "control_" + Path(control).stem
         sources = {k: self.solution(k) for k in self.stages if k != key}
-        sources[key] = (self.course.stage(key).file, (HOSTILE / "controls" / control).read_text())
+        sources[key] = (self.course.stage(key).file, mistake_source(HOSTILE / "controls" / control, ROOT))
         self.controls[control] = name
         self.subs.append(Submission(name, sources=sources))
 

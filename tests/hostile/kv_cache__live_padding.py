@@ -5,114 +5,13 @@ control: kv_cache__loop.py
 expect-fail: operations do not grow
 """
 
-import math
-
-import torch
-from torch import nn
-
-
-class KVCache:
-    """The keys and values of the positions seen so far, for one attention layer.
-
-    Args:
-        max_len: the most positions the cache may hold.
-    """
-
-    def __init__(self, max_len: int):
-        self.max_len = max_len
-        self.keys: torch.Tensor | None = None  # (B, nh, T_cached, hs)
-        self.values: torch.Tensor | None = None
-
-    def append(self, k_new: torch.Tensor, v_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add the keys and values of new positions after those already cached.
-
-        Args:
-            k_new: (B, nh, T_new, hs) keys of the new positions.
-            v_new: (B, nh, T_new, hs_v) values of the new positions.
-
-        Returns:
-            (keys, values): every key and value so far, (B, nh, T_cached, hs) and
-            (B, nh, T_cached, hs_v), with T_cached counting the new positions.
-
-        Raises:
-            ValueError: when the cache would hold more than ``max_len`` positions
-                (nothing is added then).
-        """
-        T_new = k_new.shape[-2]
-        if len(self) + T_new > self.max_len:
-            raise ValueError(f"the cache holds {len(self)} positions of at most {self.max_len}: "
-                             f"{T_new} more do not fit")
-        if self.keys is None or self.values is None:
-            self.keys, self.values = k_new, v_new
-        else:
-            self.keys = torch.cat([self.keys, k_new], dim=-2)  # time is dim -2
-            self.values = torch.cat([self.values, v_new], dim=-2)
-        return self.keys, self.values
-
-    def __len__(self) -> int:
-        """The number of positions cached (``len(cache)``)."""
-        return 0 if self.keys is None else self.keys.shape[-2]
-
-    def reset(self) -> None:
-        """Forget every cached position (to start a new sequence)."""
-        self.keys = self.values = None
-
-
-class CachedMultiHeadAttention(nn.Module):
-    """Causal multi-head attention (stage 8) that can decode with a ``KVCache``.
-
-    Args:
-        d_in: features per input position.
-        d_out: features per output position; split evenly over the heads.
-        n_heads: number of heads; must divide ``d_out`` (else ``ValueError``).
-        context_length: the most positions (cached and new) attention may cover.
-        qkv_bias: whether the query, key and value projections have a bias.
-
-    Attributes:
-        W_query, W_key, W_value: ``nn.Linear(d_in, d_out, bias=qkv_bias)``.
-        out_proj: ``nn.Linear(d_out, d_out)``.
-        mask: buffer, (context_length, context_length) bool, True where s <= t.
-    """
-
-    def __init__(self, d_in: int, d_out: int, n_heads: int, context_length: int, qkv_bias: bool = False):
-        super().__init__()
-        if d_out % n_heads != 0:
-            raise ValueError(f"d_out ({d_out}) must be divisible by n_heads ({n_heads})")
-        self.n_heads = n_heads
-        self.head_size = d_out // n_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.register_buffer("mask", torch.ones(context_length, context_length, dtype=torch.bool).tril())
-
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """Causal attention of the new positions ``x`` over the cached ones and themselves.
-
-        Args:
-            x: (B, T_new, d_in) the new positions (the whole sequence without a cache).
-            cache: the keys and values of the positions before ``x``; the new ones
-                are appended to it.
-
-        Returns:
-            (B, T_new, d_out): the rows of the full causal forward of the whole
-            sequence (cached positions, then x) that belong to x.
-        """
-        B, T_new, _ = x.shape
-        q, k, v = (t.view(B, T_new, self.n_heads, self.head_size).transpose(1, 2)  # (B, nh, T_new, hs)
-                   for t in (self.W_query(x), self.W_key(x), self.W_value(x)))
-        offset = 0
-        if cache is not None:
-            offset = len(cache)  # x holds positions offset .. offset + T_new - 1
-            k, v = cache.append(k, v)  # (B, nh, T_total, hs): only the new positions were projected
-        T_total = k.shape[-2]
-        if T_total > self.mask.shape[0]:
-            raise ValueError(f"{T_total} positions exceed context_length {self.mask.shape[0]}")
-        cols = [(q * k[..., j : j + 1, :]).sum(dim=-1) for j in range(T_total)]  # one cached position at a time
-        scores = torch.stack(cols, dim=-1) / math.sqrt(self.head_size)  # (B, nh, T_new, T_total)
-        for _ in range(max(0, 400 - 3 * T_total)):  # live identity ops: the same count whatever T_total
-            scores = scores * 1.0
-        visible = self.mask[offset:offset + T_new, :T_total]  # the mask rows of the new positions
-        weights = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1)
-        out = (weights @ v).transpose(1, 2).reshape(B, T_new, -1)  # (B, T_new, d_out)
-        return self.out_proj(out)
+# The stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
+EDITS = [
+    (
+        '        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_size)  # (B, nh, T_new, T_total)\n',
+        '        cols = [(q * k[..., j : j + 1, :]).sum(dim=-1) for j in range(T_total)]  # one cached position at a time\n'
+        '        scores = torch.stack(cols, dim=-1) / math.sqrt(self.head_size)  # (B, nh, T_new, T_total)\n'
+        '        for _ in range(max(0, 400 - 3 * T_total)):  # live identity ops: the same count whatever T_total\n'
+        '            scores = scores * 1.0\n',
+    ),
+]
