@@ -29,7 +29,7 @@ from autograder.sandbox.errors import (
 )
 from autograder.sandbox.proxy import LocalStudent
 from autograder.sandbox.host import RUNTIME_DIR, SANDBOX_RUNTIME, SANDBOX_WORKER, Limits, Sandbox, bwrap_command
-from autograder.sandbox.values import Out
+from autograder.sandbox.values import Call, Out
 
 ROOT = Path(__file__).resolve().parent.parent
 Q = torch.randn(1, 2, 4, 8, dtype=torch.float64)
@@ -530,6 +530,82 @@ def test_a_forged_reply_costs_only_that_call(sb):
         with pytest.raises(StudentCrashed, match="not a valid answer|closed its connection|process"):
             proxy.call("forge_if_small", torch.ones(1))
         assert proxy.call("forge_if_small", torch.ones(3)).t.tolist() == [2.0, 2.0, 2.0]  # a fresh child
+    finally:
+        proxy.close()
+
+
+BATCHED = """
+import time
+
+import torch
+
+made = []
+
+
+def f(x):
+    made.append(x.shape[0])
+    if x.shape[0] == 3:
+        raise ValueError("three")
+    if x.shape[0] == 5:
+        time.sleep(60)
+    return x * 2
+
+
+def made_so_far():
+    return list(made)
+
+
+class Plus(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+"""
+
+
+@pytest.mark.parametrize("where", ["sandbox", "in-process"])
+def test_calls_in_one_round_trip_answer_as_calls_made_one_by_one(sb, where):
+    """``student.call_all``: the values of the calls, in order, each judged at the dtype it asked for; the calls
+    after one that raises are never made, and reading its answer or a later one raises its error, said with its
+    call. A module built earlier can be called too."""
+    if where == "sandbox":
+        proxy = sb.open(BATCHED, "/submission/probe.py")
+    else:
+        namespace: dict = {}
+        exec(BATCHED, namespace)
+        proxy = LocalStudent(namespace)
+    try:
+        xs = [torch.ones(n, 2) for n in (1, 2, 3, 4)]
+        answers = proxy.call_all(Call("f", x, cast=torch.float64) for x in xs)
+        assert answers[0].t.tolist() == [[2.0, 2.0]] and answers[1].t.tolist() == [[2.0, 2.0]] * 2
+        assert answers[1].asked == "float64"
+        for i in (2, 3):
+            with pytest.raises(StudentCodeError, match=r"^f\(<tensor \(3, 2\) float64>\): .*three"):
+                answers[i]
+        with pytest.raises(StudentCodeError, match="three"):
+            list(answers)
+        assert proxy.call("made_so_far") == [1, 2, 3]  # the fourth call was never made
+        module = proxy.new("Plus")
+        both = proxy.call_all([Call(module, torch.zeros(2), cast=torch.float32), Call("f", torch.ones(1))])
+        assert [a.t.tolist() for a in both] == [[1.0, 1.0], [2.0]]
+        assert [a.asked for a in both] == ["float32", "float32"]
+    finally:
+        proxy.close()
+
+
+def test_a_call_that_hangs_in_one_round_trip_costs_one_timeout(sb):
+    """Each answer of ``call_all`` has the call timeout to arrive: a hang in the second of three calls costs one
+    timeout, the first answer is kept, and the stage is over (as after a call made alone)."""
+    proxy = sb.open(BATCHED, "/submission/probe.py")
+    try:
+        started = time.monotonic()
+        answers = proxy.call_all(Call("f", torch.ones(n, 1)) for n in (1, 5, 2))
+        elapsed = time.monotonic() - started
+        timeout = sb.limits.call_timeout
+        assert timeout <= elapsed < timeout + 3, f"{elapsed:.1f} s"
+        assert answers[0].t.tolist() == [[2.0]]
+        with pytest.raises(StudentTimeout, match="did not finish"):
+            answers[1]
+        with pytest.raises(StudentTimeout, match="skipped"):
+            proxy.call("f", torch.ones(1, 1))
     finally:
         proxy.close()
 

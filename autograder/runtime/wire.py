@@ -158,6 +158,18 @@ class ByeRequest(_Framed):
     op: Literal["bye"]  # the stage is over: the child ends
 
 
+class BatchRequest(_Framed):
+    """Several calls in one frame (their arrays in its one blob), answered in order by one reply frame each, with
+    the call's own ``id``; the child stops after the first reply that is not ok. Each reply is read with its own
+    deadline, so a call that hangs costs one timeout, as alone."""
+
+    op: Literal["batch"]
+    requests: list[Union[CallRequest, MethodRequest]]
+
+
+BATCH_LIMIT = 64  # most calls in one batch
+
+
 Request = Union[
     LoadRequest,
     CallRequest,
@@ -169,6 +181,7 @@ Request = Union[
     ToRequest,
     TrainRequest,
     ByeRequest,
+    BatchRequest,
 ]
 
 

@@ -50,11 +50,13 @@ from .executor import Executor
 from .recorder import _make_tracer, mark_entry_points
 from .torchrefs import capture_torch
 from .wire import (
+    BATCH_LIMIT,
     MAGIC_LIMIT,
     REPLY_JSON_LIMIT,
     Blob,
     Exited,
     Ready,
+    Reply,
     Request,
     _hmac_digest,
     _monotonic,
@@ -85,42 +87,59 @@ def serve(sock: socket.socket) -> None:
             return
         if req.get("op") == "load" and key is None and isinstance(req.get("key"), str):
             key = bytes.fromhex(req["key"])  # arrives before any learner code has run in this process
-        rid = req.get("id")
-        reply, out = executor.handle(cast(Request, req), blob)  # the judge's (it is not checked here)
-        try:
-            if len(out) > MAGIC_LIMIT:
-                reply, out = (
-                    {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}},
-                    b"",
-                )
-            reply["id"] = rid
-            try:
-                data = dumps(reply).encode()
-            except (TypeError, ValueError, RecursionError):
-                reply, out = (
-                    {
-                        "ok": False,
-                        "id": rid,
-                        "error": {"type": "ProtocolError", "message": "the reply could not be encoded"},
-                    },
-                    b"",
-                )
-                data = dumps(reply).encode()
-            if len(data) > REPLY_JSON_LIMIT:
-                data = dumps(
-                    {
-                        "ok": False,
-                        "id": rid,
-                        "error": {"type": "OutputTooLarge", "message": "the result is too large to return"},
-                    }
-                ).encode()
-                out = b""
-            frame = _pack_header(len(data), len(out)) + data + out
-            if key:
-                frame += _hmac_digest(key, data + out, "sha256")
-            _sendall(sock, frame)
-        except (OSError, ValueError):
+        if req.get("op") == "batch":
+            calls = req.get("requests")
+            if not isinstance(calls, list) or not 0 < len(calls) <= BATCH_LIMIT:
+                calls = [{"op": "batch", "id": req.get("id")}]  # answered as an unknown op
+            for call in calls:
+                if not isinstance(call, dict):
+                    call = {"op": None}
+                reply, out = executor.handle(cast(Request, call), blob)  # the judge's (it is not checked here)
+                if not _answer(sock, key, call.get("id"), reply, out):
+                    break  # an error answered the call (the batch ends there), or the judge is gone
+            continue
+        reply, out = executor.handle(cast(Request, req), blob)
+        if _answer(sock, key, req.get("id"), reply, out) is None:
             return
+
+
+def _answer(sock: socket.socket, key: bytes | None, rid, reply: Reply, out: bytes) -> bool | None:
+    """Send ``reply`` (with the request's id ``rid``) and its blob in one frame, signed with ``key``; a reply too
+    large, or that cannot be encoded, is sent as the error that says so. Returns whether what was sent is ok;
+    None when the judge is gone."""
+    try:
+        if len(out) > MAGIC_LIMIT:
+            reply, out = (
+                {"ok": False, "error": {"type": "OutputTooLarge", "message": "the result is too large to return"}},
+                b"",
+            )
+        reply["id"] = rid
+        try:
+            data = dumps(reply).encode()
+        except (TypeError, ValueError, RecursionError):
+            reply, out = (
+                {
+                    "ok": False,
+                    "id": rid,
+                    "error": {"type": "ProtocolError", "message": "the reply could not be encoded"},
+                },
+                b"",
+            )
+            data = dumps(reply).encode()
+        if len(data) > REPLY_JSON_LIMIT:
+            reply = {
+                "ok": False,
+                "id": rid,
+                "error": {"type": "OutputTooLarge", "message": "the result is too large to return"},
+            }
+            data, out = dumps(reply).encode(), b""
+        frame = _pack_header(len(data), len(out)) + data + out
+        if key:
+            frame += _hmac_digest(key, data + out, "sha256")
+        _sendall(sock, frame)
+        return bool(reply.get("ok"))
+    except (OSError, ValueError):
+        return None
 
 
 def _apply_limits(limits: dict) -> None:

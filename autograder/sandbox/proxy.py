@@ -13,7 +13,7 @@ import secrets
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
 
 from ..runtime import wire
 from ..runtime.executor import Executor
@@ -29,7 +29,7 @@ from .errors import (
     learner_error,
     load_failure,
 )
-from .values import Opaque, Out
+from .values import Call, Opaque, Out
 
 if TYPE_CHECKING:
     from .host import Sandbox
@@ -242,22 +242,35 @@ class StudentProxy:
         return self.sandbox
 
     def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
+        return next(self._exchange([req], blob))
+
+    def _exchange(self, reqs: list, blob: bytes) -> Iterator[tuple[wire.Reply, bytes]]:
+        """The replies to ``reqs``, in order, as they are read: one request travels as it is, several in one batch
+        frame (:class:`~autograder.runtime.wire.BatchRequest`). Each reply has the call timeout to arrive, counted
+        from when it is asked for, so a call that hangs costs one timeout. After a reply that is not ok no other
+        comes: the caller stops there."""
         timeout = self._host().limits.call_timeout
         sock = self.sock
         if sock is None:
             raise SandboxError("no child to call: _ensure() starts one")
-        rid = secrets.randbits(62)
-        req["id"] = rid
+        for req in reqs:
+            req["id"] = secrets.randbits(62)
         started = time.monotonic()
         try:
             sock.settimeout(timeout)
-            wire.send_frame(sock, req, blob)
-            reply, out = wire.recv_frame(
-                sock, deadline=started + timeout, json_limit=wire.REPLY_JSON_LIMIT, key=self.key, reply=True
-            )
-            if reply.get("id") != rid:
-                raise ProtocolViolation("the reply answers another request")
-            return _check_reply(reply), out
+            wire.send_frame(sock, reqs[0] if len(reqs) == 1 else {"op": "batch", "requests": reqs}, blob)
+            for i, req in enumerate(reqs):
+                reply, out = wire.recv_frame(
+                    sock,
+                    deadline=started + timeout,
+                    json_limit=wire.REPLY_JSON_LIMIT,
+                    key=self.key,
+                    reply=i == len(reqs) - 1,  # the last reply: nothing may follow it
+                )
+                if reply.get("id") != req["id"]:
+                    raise ProtocolViolation("the reply answers another request")
+                yield _check_reply(reply), out
+                started = time.monotonic()
         except socket.timeout:
             self._drop(kill=True)
             self.timed_out = f"{timeout:g} s"
@@ -303,7 +316,10 @@ class StudentProxy:
         self._ensure()
         if self.load_error is not None:
             raise load_failure(self.load_error)
-        reply, out = self._roundtrip(req, blob)
+        return self._answer(*self._roundtrip(req, blob))
+
+    def _answer(self, reply: wire.Reply, out: bytes) -> Answer:
+        """A checked reply, decoded; the learner's error raised."""
         if not reply.get("ok"):
             raise learner_error(reply.get("error") or {})
         answer = cast(Answer, reply)  # decoded in place, below
@@ -320,6 +336,36 @@ class StudentProxy:
                 f"your code's process sent back something that is not a valid answer ({exc})"
             ) from None
         return answer
+
+    def call_all(self, calls: Iterable[Call]) -> Answers:
+        """Make ``calls`` (see :class:`~autograder.sandbox.values.Call`) in one round trip to the child instead of one each: the same
+        requests, values and errors as making them one after the other. The calls after one that fails are not
+        made; reading its answer, or a later one, raises its error (as that call would have raised)."""
+        calls = list(calls)
+        answers: list = []
+        try:
+            for start in range(0, len(calls), wire.BATCH_LIMIT):
+                self._ensure()
+                if self.load_error is not None:
+                    raise load_failure(self.load_error)
+                chunk = calls[start : start + wire.BATCH_LIMIT]
+                blob = wire.Blob()
+                reqs = [_call_request(self, c, blob) for c in chunk]
+                for c, (reply, out) in zip(chunk, self._exchange(reqs, blob.bytes())):
+                    try:
+                        answer = self._answer(reply, out)
+                    except StudentCodeError as exc:
+                        # a function's error is said with its call (a module's says where it was raised)
+                        if isinstance(c.target, str) and not isinstance(exc, (MissingName, SubmissionLoadError)):
+                            _name_the_call(
+                                exc, call_text(c.target, c.args, c.kwargs, cast=c.cast, to=c.to, noncontig=c.noncontig)
+                            )
+                        raise
+                    _mark_asked(answer.get("value"), asked_dtype(c.args, c.kwargs, c.cast))
+                    answers.append(answer if c.full else answer["value"])
+        except StudentFailure as exc:
+            return Answers(answers, exc)
+        return Answers(answers, None)
 
     def loaded(self) -> bool:
         """True when the file imported cleanly (raises nothing: the error is kept in ``load_error``)."""
@@ -343,9 +389,11 @@ class StudentProxy:
         seed=None,
         record=False,
         return_inputs=False,
+        blob: wire.Blob | None = None,
     ) -> wire.Blob:
-        """Fill in the call fields of ``req`` (only those that are set travel); the blob holds the arrays."""
-        blob = wire.Blob()
+        """Fill in the call fields of ``req`` (only those that are set travel); the blob (``blob``, or a new one)
+        holds the arrays."""
+        blob = wire.Blob() if blob is None else blob
         req["args"] = encode_args(
             list(args), blob, device=to, dtype=cast, noncontig=noncontig, requires_grad=grad_inputs
         )
@@ -494,11 +542,66 @@ class LocalStudent(StudentProxy):
     def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         return self.executor.handle(req, blob)
 
+    def _exchange(self, reqs: list, blob: bytes) -> Iterator[tuple[wire.Reply, bytes]]:
+        for req in reqs:  # one at a time, each as this class (or a subclass, with its time limit) makes one
+            yield self._roundtrip(req, blob)
+
     def _drop(self, kill: bool) -> wire.Exited | dict:
         return {}
 
     def close(self) -> None:
         return None
+
+
+def _call_request(proxy: StudentProxy, call: Call, blob: wire.Blob) -> wire.CallRequest | wire.MethodRequest:
+    """The request of one :class:`~autograder.sandbox.values.Call` of :meth:`StudentProxy.call_all`, its arrays
+    added to ``blob``."""
+    req: wire.CallRequest | wire.MethodRequest
+    if isinstance(call.target, ModuleHandle):
+        if call.target.proxy is not proxy:
+            raise ValueError("Call(module, ...): the module belongs to another learner file")
+        req = {"op": "method", "handle": call.target.handle, "method": "__call__"}
+    elif isinstance(call.target, str):
+        req = {"op": "call", "name": call.target}
+    else:
+        raise TypeError("Call(target, ...): the target is a function's name or a module")
+    proxy._pack(
+        req,
+        call.args,
+        call.kwargs,
+        to=call.to,
+        cast=call.cast,
+        noncontig=call.noncontig,
+        seed=call.seed,
+        return_inputs=call.return_inputs,
+        blob=blob,
+    )
+    return req
+
+
+class Answers(Sequence):
+    """The answers of :meth:`StudentProxy.call_all`, in the order of its calls. Reading an answer raises the
+    error of the call that failed, when it failed at or before that one (the calls after it were never made)."""
+
+    def __init__(self, values: list, error: StudentFailure | None):
+        self.values, self.error = values, error
+
+    def __len__(self) -> int:
+        return len(self.values) + (self.error is not None)
+
+    def __getitem__(self, i):  # type: ignore[override]  # an int: graders read answers one at a time
+        if not isinstance(i, int):
+            raise TypeError("answers are read one at a time")
+        if 0 <= i < len(self.values):
+            return self.values[i]
+        if self.error is not None and i >= len(self.values):
+            raise self.error
+        raise IndexError(i)
+
+    def __iter__(self):
+        yield from self.values
+        if self.error is not None:
+            raise self.error
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """What comes back from learner code, as graders see it: a tensor's values (:class:`Out`), or a description of
 something that is not data (:class:`Opaque`). Plain values (numbers, strings, containers) come back as they are.
+And what graders send in one round trip: several calls (:class:`Call`, ``student.call_all``).
 
 Made by the judge's proxy (:mod:`autograder.sandbox.proxy`) from the child's reply; graders and :mod:`autograder.checks`
 read them. Nothing here starts or talks to a process.
@@ -33,3 +34,27 @@ class Opaque:
     """Something that is not a tensor, number, string or container (a module, a generator...)."""
 
     description: str
+
+
+class Call:
+    """One call for ``student.call_all`` (:meth:`autograder.sandbox.proxy.StudentProxy.call_all`), which makes
+    several in one round trip to the learner's process: ``Call("softmax_stable", x, cast=torch.float64)`` calls a
+    function of the learner's file, ``Call(module, x)`` a module that ``student.new`` built. The options are those of
+    ``student.call`` without a record or gradients (``to``, ``cast``, ``noncontig``, ``return_inputs``, ``seed``,
+    ``full``); other keyword arguments go to the learner's code."""
+
+    def __init__(
+        self,
+        target,
+        *args,
+        to="cpu",
+        cast=None,
+        noncontig=False,
+        return_inputs=False,
+        seed=None,
+        full=False,
+        **kwargs,
+    ):
+        self.target, self.args, self.kwargs = target, args, kwargs
+        self.to, self.cast, self.noncontig = to, cast, noncontig
+        self.return_inputs, self.seed, self.full = return_inputs, seed, full
