@@ -15,6 +15,7 @@ from autograder.checks import (
     tolerance,
 )
 from autograder.graders.inputs import randn, rounded
+from autograder.sandbox.values import Call
 
 STAGE = "dot_product_attention"
 SOFTMAXES = ("softmax_naive", "softmax_stable")
@@ -44,15 +45,18 @@ def _random_case(rng: torch.Generator, kind: str) -> tuple[torch.Tensor, int]:
 
 @check("softmax: random shapes and dims", weight=2)
 def test_softmax_random(student, rng):
+    cases = []
     for kind in ("inner", "last", "any"):
         x, dim = _random_case(rng, kind)
-        for name in SOFTMAXES:
-            expect_close(
-                student.call(name, x, cast=torch.float64, dim=dim),
-                oracle.expected(name, x, dim=dim),
-                what=f"{name}(x {tuple(x.shape)}, dim={dim})",
-                mistakes=oracle.mistakes(name, x, dim=dim),
-            )
+        cases += [(name, x, dim) for name in SOFTMAXES]
+    answers = student.call_all(Call(name, x, cast=torch.float64, dim=dim) for name, x, dim in cases)
+    for (name, x, dim), got in zip(cases, answers):
+        expect_close(
+            got,
+            oracle.expected(name, x, dim=dim),
+            what=f"{name}(x {tuple(x.shape)}, dim={dim})",
+            mistakes=oracle.mistakes(name, x, dim=dim),
+        )
 
 
 @check("softmax_stable: random logits near ±1e4")
@@ -61,10 +65,10 @@ def test_stable_large_random(student, rng):
     # rounded to float32 first, so the float32 answer is judged on exactly the numbers it received
     sign = torch.where(torch.rand(5, 1, generator=rng) < 0.5, -1.0, 1.0).to(torch.float64)
     x = (1e4 * sign + 3.0 * randn(rng, 5, 6)).to(torch.float32).to(torch.float64)
-    for dtype, dim in ((torch.float32, -1), (torch.float64, -1), (torch.float32, 0)):
-        got = expect_shape(
-            student.call("softmax_stable", x, cast=dtype, dim=dim), x.shape, f"softmax_stable(x near ±1e4, dim={dim})"
-        )
+    cases = ((torch.float32, -1), (torch.float64, -1), (torch.float32, 0))
+    answers = student.call_all(Call("softmax_stable", x, cast=dtype, dim=dim) for dtype, dim in cases)
+    for (dtype, dim), got in zip(cases, answers):
+        got = expect_shape(got, x.shape, f"softmax_stable(x near ±1e4, dim={dim})")
         if not bool(torch.isfinite(got.t).all()):
             mistake = diagnose(
                 got.t,
@@ -89,25 +93,30 @@ def test_stable_large_random(student, rng):
 
 @check("attention: random shapes, leading dims, T = 1", weight=2)
 def test_attention_random(student, rng):
+    cases = []
     for shape in [(2, 6, 4), (2, 3, 5, 2), (3, 1, 7), (1, 5, 3)]:
         x = randn(rng, *shape)
         scores = 2.0 * randn(rng, *shape[:-1], shape[-2])
-        for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
-            expect_close(
-                student.call(name, arg, cast=torch.float64),
-                oracle.expected(name, arg),
-                what=f"{name}(x {tuple(arg.shape)})",
-                mistakes=oracle.mistakes(name, arg),
-            )
+        cases += [("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)]
+    answers = student.call_all(Call(name, arg, cast=torch.float64) for name, arg in cases)
+    for (name, arg), got in zip(cases, answers):
+        expect_close(
+            got,
+            oracle.expected(name, arg),
+            what=f"{name}(x {tuple(arg.shape)})",
+            mistakes=oracle.mistakes(name, arg),
+        )
 
 
 @check("attention: non-contiguous input, every device")
 def test_attention_noncontig(student, rng, device):
     x = randn(rng, 2, 3, 5, 4)
     scores = 2.0 * randn(rng, 2, 3, 5, 5)
-    for name, arg in (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x)):
+    cases = (("attention_scores", x), ("attention_weights", scores), ("context_vectors", x))
+    answers = student.call_all(Call(name, arg, cast=torch.float32, to=device, noncontig=True) for name, arg in cases)
+    for (name, arg), got in zip(cases, answers):
         expect_close(
-            student.call(name, arg, cast=torch.float32, to=device, noncontig=True),
+            got,
             oracle.expected(name, arg),
             what=f"{name}(x {tuple(arg.shape)} non-contiguous, {device})",
             mistakes=oracle.mistakes(name, arg),
@@ -117,13 +126,17 @@ def test_attention_noncontig(student, rng, device):
 @check("float16 and bfloat16 (CPU)")
 def test_half(student, rng):
     x, scores = randn(rng, 2, 5, 4), 2.0 * randn(rng, 2, 5, 5)
-    for dtype in HALVES:
-        for name, arg in (("softmax_stable", scores), ("attention_weights", scores), ("context_vectors", x)):
-            xh = rounded(arg, dtype)
-            expect_half(
-                student.call(name, xh, cast=dtype),
-                oracle.expected(name, xh),
-                dtype,
-                what=f"{name}(x {tuple(xh.shape)} {str(dtype)[6:]})",
-                mistakes=oracle.mistakes(name, xh),
-            )
+    cases = [
+        (name, rounded(arg, dtype), dtype)
+        for dtype in HALVES
+        for name, arg in (("softmax_stable", scores), ("attention_weights", scores), ("context_vectors", x))
+    ]
+    answers = student.call_all(Call(name, xh, cast=dtype) for name, xh, dtype in cases)
+    for (name, xh, dtype), got in zip(cases, answers):
+        expect_half(
+            got,
+            oracle.expected(name, xh),
+            dtype,
+            what=f"{name}(x {tuple(xh.shape)} {str(dtype)[6:]})",
+            mistakes=oracle.mistakes(name, xh),
+        )

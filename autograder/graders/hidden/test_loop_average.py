@@ -5,6 +5,7 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.inputs import randn, rounded
+from autograder.sandbox.values import Call
 
 STAGE = "loop_average"
 
@@ -13,10 +14,12 @@ STAGE = "loop_average"
 def test_random_shapes(student, rng):
     # T = 1 last: with one step, mistakes cannot be told apart (a label there would guess); T = 13: longer than
     # any fixed input (a table of weights cut to 8 steps fails)
-    for shape in [(3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3), (2, 13, 3), (1, 1, 4)]:
-        x = randn(rng, *shape)
+    shapes = [(3, 7, 2), (2, 4, 9), (4, 8, 2), (2, 2, 3, 4), (5, 3), (2, 13, 3), (1, 1, 4)]
+    xs = [randn(rng, *shape) for shape in shapes]
+    answers = student.call_all(Call("causal_mean_loop", x, cast=torch.float64) for x in xs)
+    for shape, x, got in zip(shapes, xs, answers):
         expect_close(
-            student.call("causal_mean_loop", x, cast=torch.float64),
+            got,
             oracle.expected("causal_mean_loop", x),
             what=f"causal_mean_loop(x {shape})",
             mistakes=oracle.mistakes("causal_mean_loop", x),
@@ -46,10 +49,11 @@ def test_devices(student, rng, device):
 @check("float16 and bfloat16 inputs (CPU)")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
-    for dtype in HALVES:
-        xh = rounded(x, dtype)
+    xhs = [rounded(x, dtype) for dtype in HALVES]
+    answers = student.call_all(Call("causal_mean_loop", xh, cast=dtype) for xh, dtype in zip(xhs, HALVES))
+    for dtype, xh, got in zip(HALVES, xhs, answers):
         expect_half(
-            student.call("causal_mean_loop", xh, cast=dtype),
+            got,
             oracle.expected("causal_mean_loop", xh),
             dtype,
             what=f"causal_mean_loop(x {str(dtype)[6:]})",

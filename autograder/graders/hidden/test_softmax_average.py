@@ -5,14 +5,23 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, diagnose, expect_close, expect_half, expect_shape, fail
 from autograder.graders.inputs import randn, rounded
+from autograder.sandbox.values import Call
 
 STAGE = "softmax_average"
 
 
 @check("mask and weights: random sizes T", weight=2)
 def test_random_sizes(student, rng):
-    for T in torch.randint(2, 40, (3,), generator=rng).tolist():
-        got = expect_shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})").t.to(torch.bool)
+    sizes = torch.randint(2, 40, (3,), generator=rng).tolist()
+    answers = iter(
+        student.call_all(
+            call
+            for T in sizes
+            for call in (Call("causal_mask", T), Call("masked_uniform_weights", T, dtype=torch.float64))
+        )
+    )
+    for T in sizes:
+        got = expect_shape(next(answers), (T, T), f"causal_mask({T})").t.to(torch.bool)
         want = oracle.expected("causal_mask", T)
         if not torch.equal(got, want):
             t, s = (got != want).nonzero()[0].tolist()
@@ -28,9 +37,8 @@ def test_random_sizes(student, rng):
                 "(column index <= row index)" + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
                 mistake,
             )
-        got = student.call("masked_uniform_weights", T, dtype=torch.float64)
         expect_close(
-            got,
+            next(answers),
             oracle.expected("causal_mean_weights", T),
             what=f"masked_uniform_weights({T})",
             mistakes=oracle.mistakes("masked_uniform_weights", T),
@@ -40,10 +48,12 @@ def test_random_sizes(student, rng):
 @check("average: random inputs, extra leading dims, T = 1", weight=3)
 def test_random_inputs(student, rng):
     # T = 13: longer than any fixed input (a table of weights cut to 8 steps fails); T = 1 last
-    for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (2, 13, 3), (1, 1, 3)]:
-        x = randn(rng, *shape)
+    shapes = [(3, 5, 2), (2, 3, 4, 6), (5, 9), (1, 8, 8), (2, 13, 3), (1, 1, 3)]
+    xs = [randn(rng, *shape) for shape in shapes]
+    answers = student.call_all(Call("causal_mean_softmax", x, cast=torch.float64) for x in xs)
+    for shape, x, got in zip(shapes, xs, answers):
         expect_close(
-            student.call("causal_mean_softmax", x, cast=torch.float64),
+            got,
             oracle.expected("causal_mean_loop", x),
             what=f"causal_mean_softmax(x {shape})",
             mistakes=oracle.mistakes("causal_mean_softmax", x),
@@ -64,17 +74,24 @@ def test_noncontig_devices(student, rng, device):
 @check("float16 and bfloat16 (CPU): -inf, not a large negative number that overflows")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
-    for dtype in HALVES:
+    xhs = [rounded(x, dtype) for dtype in HALVES]
+    answers = iter(
+        student.call_all(
+            call
+            for xh, dtype in zip(xhs, HALVES)
+            for call in (Call("masked_uniform_weights", 6, dtype=dtype), Call("causal_mean_softmax", xh, cast=dtype))
+        )
+    )
+    for dtype, xh in zip(HALVES, xhs):
         expect_half(
-            student.call("masked_uniform_weights", 6, dtype=dtype),
+            next(answers),
             oracle.expected("causal_mean_weights", 6),
             dtype,
             what=f"masked_uniform_weights(6, dtype={str(dtype)[6:]})",
             mistakes=oracle.mistakes("masked_uniform_weights", 6),
         )
-        xh = rounded(x, dtype)
         expect_half(
-            student.call("causal_mean_softmax", xh, cast=dtype),
+            next(answers),
             oracle.expected("causal_mean_loop", xh),
             dtype,
             what=f"causal_mean_softmax(x {str(dtype)[6:]})",

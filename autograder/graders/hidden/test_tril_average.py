@@ -5,6 +5,7 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.inputs import randn, rounded
+from autograder.sandbox.values import Call
 
 STAGE = "tril_average"
 
@@ -13,10 +14,12 @@ STAGE = "tril_average"
 def test_random(student, rng):
     # T = 1 last: with one step, mistakes cannot be told apart (a label there would guess); T = 13: longer than
     # any fixed input (a table of weights cut to 8 steps fails)
-    for shape in [(3, 5, 2), (2, 3, 4, 6), (5, 9), (2, 13, 3), (1, 1, 3)]:
-        x = randn(rng, *shape)
+    shapes = [(3, 5, 2), (2, 3, 4, 6), (5, 9), (2, 13, 3), (1, 1, 3)]
+    xs = [randn(rng, *shape) for shape in shapes]
+    answers = student.call_all(Call("causal_mean_matmul", x, cast=torch.float64) for x in xs)
+    for shape, x, got in zip(shapes, xs, answers):
         expect_close(
-            student.call("causal_mean_matmul", x, cast=torch.float64),
+            got,
             oracle.expected("causal_mean_loop", x),
             what=f"causal_mean_matmul(x {shape})",
             mistakes=oracle.mistakes("causal_mean_matmul", x),
@@ -36,16 +39,23 @@ def test_noncontig_devices(student, rng, device):
 @check("float16 and bfloat16 (CPU)")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
-    for dtype in HALVES:
+    xhs = [rounded(x, dtype) for dtype in HALVES]
+    answers = iter(
+        student.call_all(
+            call
+            for xh, dtype in zip(xhs, HALVES)
+            for call in (Call("causal_mean_weights", 6, dtype=dtype), Call("causal_mean_matmul", xh, cast=dtype))
+        )
+    )
+    for dtype, xh in zip(HALVES, xhs):
         expect_half(
-            student.call("causal_mean_weights", 6, dtype=dtype),
+            next(answers),
             oracle.expected("causal_mean_weights", 6),
             dtype,
             what=f"causal_mean_weights(6, dtype={str(dtype)[6:]})",
         )
-        xh = rounded(x, dtype)
         expect_half(
-            student.call("causal_mean_matmul", xh, cast=dtype),
+            next(answers),
             oracle.expected("causal_mean_loop", xh),
             dtype,
             what=f"causal_mean_matmul(x {str(dtype)[6:]})",

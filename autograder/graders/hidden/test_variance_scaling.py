@@ -31,6 +31,7 @@ from autograder.checks import (
     tolerance,
 )
 from autograder.graders.inputs import randn, rounded
+from autograder.sandbox.values import Call
 
 STAGE = "variance_scaling"
 # d_k -> (sequences, T): n * T * T scores from n * T * d_k numbers per tensor (at most 1 MB in float64)
@@ -67,24 +68,24 @@ def _gaussian_pairs(seed: int, d_k: int):
     return randn(rng, n, t, d_k), randn(rng, n, t, d_k)
 
 
-def _scaled(student, q, k):
+def _shaped(got, q):
     n, t, _ = q.shape
-    return expect_shape(
-        student.call("scaled_scores", q, k, cast=torch.float32), (n, t, t), f"scaled_scores(q, k {tuple(q.shape)})"
-    )
+    return expect_shape(got, (n, t, t), f"scaled_scores(q, k {tuple(q.shape)})")
 
 
-def _scaled_sample(student, seed: int, d_k: int):
-    """The learner's scaled scores of the Gaussian sample for one d_k. Both statistics checks examine the same
-    sample (:func:`_gaussian_pairs`), so they examine the same answer too: asked for once per result (about a
-    megabyte each way), kept in the proxy's ``memo``. An error is not kept: the second check asks again."""
+def _scaled_samples(student, seed: int):
+    """The learner's scaled scores of the Gaussian samples, one per d_k of ``PLANS``, in that order. Both
+    statistics checks examine the same samples (:func:`_gaussian_pairs`), so they examine the same answers too:
+    asked for once per result (about a megabyte each way), kept in the proxy's ``memo``. Answers with an error
+    are not kept: the second check asks again."""
     memo = getattr(student, "memo", None)
-    key = ("variance sample", seed, d_k)
-    if not isinstance(memo, dict):
-        return _scaled(student, *_gaussian_pairs(seed, d_k))
-    if key not in memo:
-        memo[key] = _scaled(student, *_gaussian_pairs(seed, d_k))
-    return memo[key]
+    key = ("variance samples", seed)
+    if isinstance(memo, dict) and key in memo:
+        return memo[key]
+    answers = student.call_all(Call("scaled_scores", *_gaussian_pairs(seed, d_k), cast=torch.float32) for d_k in PLANS)
+    if isinstance(memo, dict) and answers.error is None:
+        memo[key] = answers
+    return answers
 
 
 @functools.lru_cache(maxsize=8)
@@ -95,15 +96,17 @@ def _raw_variance(seed: int, d_k: int) -> float:
 
 @check("random inputs, varied shapes (T_q != T_k, T = 1)")
 def test_random(student, rng):
-    for q_shape, k_shape in [
+    shapes = [
         ((3, 4, 6), (3, 9, 6)),
         ((1, 1, 2), (1, 1, 2)),
         ((2, 3, 5, 16), (2, 3, 5, 16)),
         ((7, 3), (2, 3)),
-    ]:
-        q, k = randn(rng, *q_shape), randn(rng, *k_shape)
+    ]
+    pairs = [(randn(rng, *q_shape), randn(rng, *k_shape)) for q_shape, k_shape in shapes]
+    answers = student.call_all(Call("scaled_scores", q, k, cast=torch.float64) for q, k in pairs)
+    for (q_shape, k_shape), (q, k), got in zip(shapes, pairs, answers):
         expect_close(
-            student.call("scaled_scores", q, k, cast=torch.float64),
+            got,
             oracle.expected("scaled_scores", q, k),
             what=f"scaled_scores(q {q_shape}, k {k_shape})",
             mistakes=oracle.mistakes("scaled_scores", q, k),
@@ -123,9 +126,9 @@ def test_noncontig_devices(student, rng, device):
 
 @check("variance ≈ 1 for unit-Gaussian q, k (d_k = 4 to 256)", weight=2)
 def test_variance_is_one(student, seed):
-    for d_k in PLANS:
+    for d_k, got in zip(PLANS, _scaled_samples(student, seed)):
         q, k = _gaussian_pairs(seed, d_k)
-        got = _scaled_sample(student, seed, d_k)
+        got = _shaped(got, q)
         var = float(got.t.to(torch.float64).var())
         if not LOW <= var <= HIGH:
             raw = _raw_variance(seed, d_k)
@@ -142,9 +145,9 @@ def test_variance_is_one(student, seed):
 
 @check("the scale divides the raw variance (≈ d_k) by d_k")
 def test_variance_ratio(student, seed):
-    for d_k in PLANS:
+    for d_k, got in zip(PLANS, _scaled_samples(student, seed)):
         q, k = _gaussian_pairs(seed, d_k)
-        got = _scaled_sample(student, seed, d_k)
+        got = _shaped(got, q)
         raw = _raw_variance(seed, d_k)
         ratio = raw / max(float(got.t.to(torch.float64).var()), 1e-300)
         if not 0.98 * d_k <= ratio <= 1.02 * d_k:
@@ -189,10 +192,11 @@ def test_entropy(student, rng):
 @check("float16 and bfloat16 (CPU)")
 def test_half(student, rng):
     q, k = randn(rng, 2, 5, 8), randn(rng, 2, 6, 8)
-    for dtype in HALVES:
-        qh, kh = rounded(q, dtype), rounded(k, dtype)
+    cases = [(rounded(q, dtype), rounded(k, dtype), dtype) for dtype in HALVES]
+    answers = student.call_all(Call("scaled_scores", qh, kh, cast=dtype) for qh, kh, dtype in cases)
+    for (qh, kh, dtype), got in zip(cases, answers):
         expect_half(
-            student.call("scaled_scores", qh, kh, cast=dtype),
+            got,
             oracle.expected("scaled_scores", qh, kh),
             dtype,
             what=f"scaled_scores(q, k {str(dtype)[6:]})",

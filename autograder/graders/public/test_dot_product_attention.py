@@ -20,6 +20,7 @@ from autograder.checks import (
 )
 from autograder.graders.inputs import JOURNEY, JOURNEY_CONTEXT_ROW_2, fixed
 from autograder.sandbox.errors import StudentCodeError
+from autograder.sandbox.values import Call
 
 STAGE = "dot_product_attention"
 XT_BATCHED = "x.T on batched input (reverses every dim; use x.transpose(-2, -1))"
@@ -43,26 +44,30 @@ def _args(x, kw) -> str:
     return f"x {tuple(x.shape)}" + "".join(f", {k}={v}" for k, v in kw.items())
 
 
-def call(student, name: str, x: torch.Tensor, **kw):
-    """student.call, explaining the usual reason batched input crashes: x.T reverses every dim."""
-    try:
-        return student.call(name, x, **kw)
-    except StudentCodeError as exc:
-        code = error_line(exc.error, getattr(student, "source", ""))
-        if x.dim() > 2 and uses_dot_T(code):
-            fail(
-                f"{name}(x {tuple(x.shape)}) failed on a batch of sequences: {exc}\n"
-                "On a tensor with more than two dims, x.T reverses all of them: (B, T, C) becomes (C, T, B). "
-                "Swap only the last two with x.transpose(-2, -1) (or x.mT).\n"
-                f"  this looks like a known mistake: {XT_BATCHED}",
-                XT_BATCHED,
-            )
-        raise
+def call_each(student, calls: list[Call]):
+    """The answers of ``calls`` (one round trip for all), in order, explaining the usual reason batched input
+    crashes: x.T reverses every dim."""
+    answers = iter(student.call_all(calls))
+    for c in calls:
+        try:
+            yield next(answers)
+        except StudentCodeError as exc:
+            x = c.args[0]
+            code = error_line(exc.error, getattr(student, "source", ""))
+            if x.dim() > 2 and uses_dot_T(code):
+                fail(
+                    f"{c.target}(x {tuple(x.shape)}) failed on a batch of sequences: {exc}\n"
+                    "On a tensor with more than two dims, x.T reverses all of them: (B, T, C) becomes (C, T, B). "
+                    "Swap only the last two with x.transpose(-2, -1) (or x.mT).\n"
+                    f"  this looks like a known mistake: {XT_BATCHED}",
+                    XT_BATCHED,
+                )
+            raise
 
 
 def _softmax_values(student, name: str) -> None:
-    for x, kw in SOFTMAX_CASES:
-        got = student.call(name, x, cast=torch.float64, **kw)
+    answers = student.call_all(Call(name, x, cast=torch.float64, **kw) for x, kw in SOFTMAX_CASES)
+    for (x, kw), got in zip(SOFTMAX_CASES, answers):
         expect_close(
             got,
             oracle.expected(name, x, **kw),
@@ -88,10 +93,12 @@ def test_stable_values(student):
 
 @check("softmax_stable: finite for logits of ±1e4", weight=2)
 def test_stable_large(student):
-    for kw in ({}, {"dim": 0}):
+    dims: tuple[dict, ...] = ({}, {"dim": 0})
+    answers = student.call_all(Call("softmax_stable", BIG, cast=torch.float32, **kw) for kw in dims)
+    for kw, got in zip(dims, answers):
         want, mistakes = oracle.expected("softmax_stable", BIG, **kw), oracle.mistakes("softmax_stable", BIG, **kw)
         got = expect_shape(
-            student.call("softmax_stable", BIG, cast=torch.float32, **kw),
+            got,
             BIG.shape,
             f"softmax_stable(logits of ±1e4{''.join(f', {k}={v}' for k, v in kw.items())})",
         )
@@ -119,10 +126,10 @@ def test_stable_large(student):
 
 @check("softmax: sums to 1 along dim")
 def test_softmax_sums(student):
-    for name, dim in (("softmax_naive", 1), ("softmax_stable", -1)):
-        got = expect_shape(
-            student.call(name, LOGITS, cast=torch.float64, dim=dim), LOGITS.shape, f"{name}(x (3, 4, 5), dim={dim})"
-        )
+    cases = (("softmax_naive", 1), ("softmax_stable", -1))
+    answers = student.call_all(Call(name, LOGITS, cast=torch.float64, dim=dim) for name, dim in cases)
+    for (name, dim), got in zip(cases, answers):
+        got = expect_shape(got, LOGITS.shape, f"{name}(x (3, 4, 5), dim={dim})")
         sums = {m: v.sum(dim) for m, v in oracle.mistakes(name, LOGITS, dim=dim).items() if v.shape == LOGITS.shape}
         expect_close(
             got.t.sum(dim),
@@ -140,8 +147,8 @@ def test_softmax_sums(student):
 
 @check("scores: x @ x^T over the last two dims", weight=2)
 def test_scores(student):
-    for x in (JOURNEY, CUBE, X, X1):
-        got = call(student, "attention_scores", x, cast=torch.float64)
+    xs = (JOURNEY, CUBE, X, X1)
+    for x, got in zip(xs, call_each(student, [Call("attention_scores", x, cast=torch.float64) for x in xs])):
         expect_close(
             got,
             oracle.expected("attention_scores", x),
@@ -152,8 +159,8 @@ def test_scores(student):
 
 @check("weights: softmax over the last dim")
 def test_weights(student):
-    for s in (SCORES, SCORES4):
-        got = student.call("attention_weights", s, cast=torch.float64)
+    scores = (SCORES, SCORES4)
+    for s, got in zip(scores, student.call_all(Call("attention_weights", s, cast=torch.float64) for s in scores)):
         expect_close(
             got,
             oracle.expected("attention_weights", s),
@@ -164,8 +171,14 @@ def test_weights(student):
 
 @check("weights: rows sum to 1 (also for scores of a few hundred)")
 def test_weights_rows(student):
+    big = SCORES * 100  # scores up to 300: exp overflows float32 past 88
+    answers = iter(
+        student.call_all(
+            [Call("attention_weights", SCORES, cast=torch.float64), Call("attention_weights", big, cast=torch.float32)]
+        )
+    )
     got = expect_shape(
-        student.call("attention_weights", SCORES, cast=torch.float64),
+        next(answers),
         SCORES.shape,
         "attention_weights(scores (2, 4, 4))",
     )
@@ -182,9 +195,8 @@ def test_weights_rows(student):
         "attention_weights(scores (2, 4, 4))",
         oracle.mistakes("attention_weights", SCORES),
     )
-    big = SCORES * 100  # scores up to 300: exp overflows float32 past 88
     what = "attention_weights(scores (2, 4, 4) of up to ±300, float32)"
-    got = expect_shape(student.call("attention_weights", big, cast=torch.float32), big.shape, what)
+    got = expect_shape(next(answers), big.shape, what)
     if not bool(torch.isfinite(got.t).all()):
         fail(
             f"{what} holds NaN or inf: exp of a score above 88 overflows float32, and inf / inf is NaN. Weights are "
@@ -214,8 +226,8 @@ def test_journey(student):
 
 @check("context: batched input (B, T, C), a batch of one")
 def test_context_batched(student):
-    for x in (X5, CUBE, X1):
-        got = call(student, "context_vectors", x, cast=torch.float64)
+    xs = (X5, CUBE, X1)
+    for x, got in zip(xs, call_each(student, [Call("context_vectors", x, cast=torch.float64) for x in xs])):
         expect_close(
             got,
             oracle.expected("context_vectors", x),
@@ -236,9 +248,10 @@ CALLS = [
 
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
-    for name, x, kw in CALLS:
+    calls = [Call(name, x, cast=torch.float32, full=True, return_inputs=True, **kw) for name, x, kw in CALLS]
+    for (name, x, kw), reply in zip(CALLS, call_each(student, calls)):
         expect_unchanged(
-            call(student, name, x, cast=torch.float32, full=True, return_inputs=True, **kw),
+            reply,
             name,
             oracle.expected(name, x, **kw),
             oracle.mistakes(name, x, **kw),
@@ -247,20 +260,20 @@ def test_inputs_unchanged(student):
 
 @check("dtype and device follow the input")
 def test_dtype_device(student, device):
-    for name, x, kw in CALLS:
-        for dtype in dtypes_on(device):
-            expect_meta(
-                call(student, name, x, cast=dtype, to=device, **kw),
-                dtype=dtype,
-                device=device,
-                what=f"{name}(x {str(dtype)[6:]} on {device})",
-                expected=oracle.expected(name, x, **kw),
-            )
+    cases = [(name, x, kw, dtype) for name, x, kw in CALLS for dtype in dtypes_on(device)]
+    calls = [Call(name, x, cast=dtype, to=device, **kw) for name, x, kw, dtype in cases]
+    for (name, x, kw, dtype), got in zip(cases, call_each(student, calls)):
+        expect_meta(
+            got,
+            dtype=dtype,
+            device=device,
+            what=f"{name}(x {str(dtype)[6:]} on {device})",
+            expected=oracle.expected(name, x, **kw),
+        )
 
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
-    for name, x, kw in CALLS:
-        expect_precise(
-            call(student, name, x, cast=torch.float64, **kw), oracle.expected(name, x, **kw), what=f"{name}(x float64)"
-        )
+    calls = [Call(name, x, cast=torch.float64, **kw) for name, x, kw in CALLS]
+    for (name, x, kw), got in zip(CALLS, call_each(student, calls)):
+        expect_precise(got, oracle.expected(name, x, **kw), what=f"{name}(x float64)")

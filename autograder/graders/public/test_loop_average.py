@@ -8,6 +8,7 @@ import torch
 from autograder import oracle
 from autograder.checks import check, credited, expect_close, expect_meta, expect_precise, expect_shape, expect_unchanged
 from autograder.graders.inputs import fixed
+from autograder.sandbox.values import Call
 
 STAGE = "loop_average"
 X = fixed(2, 5, 3, seed=1)
@@ -40,10 +41,12 @@ def test_first_step(student):
 
 @check("extra leading dims (..., T, C) and one sequence (T, C)")
 def test_leading_dims(student):
-    for shape in ((2, 3, 4, 2), (6, 3)):
-        x = fixed(*shape, seed=11)
+    shapes = ((2, 3, 4, 2), (6, 3))
+    xs = [fixed(*shape, seed=11) for shape in shapes]
+    answers = student.call_all(Call("causal_mean_loop", x, cast=torch.float64) for x in xs)
+    for shape, x, got in zip(shapes, xs, answers):
         expect_close(
-            student.call("causal_mean_loop", x, cast=torch.float64),
+            got,
             _expected(x),
             what=f"causal_mean_loop(x {shape}): any number of leading dims, as the docstring says",
             mistakes=oracle.mistakes("causal_mean_loop", x),
@@ -61,9 +64,11 @@ def test_input_unchanged(student):
 
 @check("dtype and device follow the input")
 def test_dtype_device(student, device):
-    for dtype in (torch.float32, torch.float64):
+    dtypes = (torch.float32, torch.float64)
+    answers = student.call_all(Call("causal_mean_loop", X, cast=dtype, to=device) for dtype in dtypes)
+    for dtype, got in zip(dtypes, answers):
         expect_meta(
-            student.call("causal_mean_loop", X, cast=dtype, to=device),
+            got,
             dtype=dtype,
             device=device,
             what=f"causal_mean_loop(x {str(dtype)[6:]} on {device})",

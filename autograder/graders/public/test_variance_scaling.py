@@ -20,6 +20,7 @@ from autograder.checks import (
 )
 from autograder.graders.inputs import fixed
 from autograder.sandbox.errors import StudentCodeError
+from autograder.sandbox.values import Call
 
 STAGE = "variance_scaling"
 KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"
@@ -32,31 +33,34 @@ Q4, K4 = fixed(2, 2, 3, 5, seed=54), fixed(2, 2, 6, 5, seed=55)  # extra leading
 QC, KC = fixed(3, 2, 3, seed=56), fixed(3, 3, 3, seed=57)  # B = T_k = d_k: k.T runs without an error here
 
 
-def scores(student, q, k, **kw):
-    """student.call("scaled_scores"), explaining the usual reason batched input crashes: k.T reverses every dim."""
-    try:
-        return student.call("scaled_scores", q, k, **kw)
-    except StudentCodeError as exc:
-        code = error_line(exc.error, getattr(student, "source", ""))
-        if k.dim() > 2 and uses_dot_T(code):
-            fail(
-                f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
-                "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
-                "Swap only the last two with k.transpose(-2, -1) (or k.mT).\n"
-                f"  this looks like a known mistake: {KT_BATCHED}",
-                KT_BATCHED,
-            )
-        raise
+def scores(student, pairs, **kw):
+    """The answers of scaled_scores(q, k) for each (q, k) of ``pairs`` (one round trip for all), in order,
+    explaining the usual reason batched input crashes: k.T reverses every dim."""
+    answers = iter(student.call_all(Call("scaled_scores", q, k, **kw) for q, k in pairs))
+    for q, k in pairs:
+        try:
+            yield next(answers)
+        except StudentCodeError as exc:
+            code = error_line(exc.error, getattr(student, "source", ""))
+            if k.dim() > 2 and uses_dot_T(code):
+                fail(
+                    f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)}) failed on a batch: {exc}\n"
+                    "On a tensor with more than two dims, k.T reverses all of them: (B, T, d_k) becomes (d_k, T, B). "
+                    "Swap only the last two with k.transpose(-2, -1) (or k.mT).\n"
+                    f"  this looks like a known mistake: {KT_BATCHED}",
+                    KT_BATCHED,
+                )
+            raise
 
 
-def _values(student, q, k):
-    got = scores(student, q, k, cast=torch.float64)
-    expect_close(
-        got,
-        oracle.expected("scaled_scores", q, k),
-        what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})",
-        mistakes=oracle.mistakes("scaled_scores", q, k),
-    )
+def _values(student, pairs):
+    for (q, k), got in zip(pairs, scores(student, pairs, cast=torch.float64)):
+        expect_close(
+            got,
+            oracle.expected("scaled_scores", q, k),
+            what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})",
+            mistakes=oracle.mistakes("scaled_scores", q, k),
+        )
 
 
 def dtypes_on(device: str) -> tuple:
@@ -66,11 +70,12 @@ def dtypes_on(device: str) -> tuple:
 
 @check("shape (..., T_q, T_k)")
 def test_shape(student):
-    for q, k in ((Q, K), (Q2, K2), (Q4, K4)):
+    pairs = ((Q, K), (Q2, K2), (Q4, K4))
+    for (q, k), got in zip(pairs, scores(student, pairs, cast=torch.float32)):
         shape = (*q.shape[:-1], k.shape[-2])
         what = f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)})"
         credited(
-            expect_shape(scores(student, q, k, cast=torch.float32), shape, what),
+            expect_shape(got, shape, what),
             oracle.expected("scaled_scores", q, k),
             what,
             oracle.mistakes("scaled_scores", q, k),
@@ -79,20 +84,20 @@ def test_shape(student):
 
 @check("values: q @ k^T / sqrt(d_k)", weight=3)
 def test_values(student):
-    _values(student, Q, K)
+    _values(student, [(Q, K)])
 
 
 @check("values: one sequence, extra leading dims", weight=2)
 def test_values_shapes(student):
-    for q, k in ((Q2, K2), (Q4, K4), (QC, KC)):
-        _values(student, q, k)
+    _values(student, [(Q2, K2), (Q4, K4), (QC, KC)])
 
 
 @check("inputs unchanged")
 def test_inputs_unchanged(student):
-    for q, k in ((Q2, K2), (Q, K)):
+    pairs = ((Q2, K2), (Q, K))
+    for (q, k), reply in zip(pairs, scores(student, pairs, cast=torch.float32, full=True, return_inputs=True)):
         expect_unchanged(
-            scores(student, q, k, cast=torch.float32, full=True, return_inputs=True),
+            reply,
             "scaled_scores",
             oracle.expected("scaled_scores", q, k),
             oracle.mistakes("scaled_scores", q, k),
@@ -102,8 +107,9 @@ def test_inputs_unchanged(student):
 @check("dtype and device follow the inputs")
 def test_dtype_device(student, device):
     for dtype in dtypes_on(device):
+        (got,) = scores(student, [(Q2, K2)], cast=dtype, to=device)
         expect_meta(
-            scores(student, Q2, K2, cast=dtype, to=device),
+            got,
             dtype=dtype,
             device=device,
             what=f"scaled_scores(q, k {str(dtype)[6:]} on {device})",
@@ -113,9 +119,10 @@ def test_dtype_device(student, device):
 
 @check("keeps the input's precision (float64 in, float64 accuracy out)")
 def test_precision(student):
-    for q, k in ((Q, K), (Q2, K2)):
+    pairs = ((Q, K), (Q2, K2))
+    for (q, k), got in zip(pairs, scores(student, pairs, cast=torch.float64)):
         expect_precise(
-            scores(student, q, k, cast=torch.float64),
+            got,
             oracle.expected("scaled_scores", q, k),
             what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)} float64)",
         )
