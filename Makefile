@@ -13,15 +13,15 @@ TORCH_INDEX ?=
 
 # The virtual environment. torch is installed only when the interpreter has none (then the pinned CPU wheel):
 # never an unpinned torch, which would pull gigabytes of CUDA packages.
-$(VENV)/.ready: pyproject.toml
+$(VENV)/.ready: pyproject.toml constraints.txt
 	@command -v bwrap >/dev/null 2>&1 || { echo "installing bubblewrap (the sandbox)"; \
 	  (apt-get install -y -q bubblewrap >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1) \
 	   || sudo -n apt-get install -y -q bubblewrap >/dev/null 2>&1) \
 	  || echo "WARNING: could not install bubblewrap: learner code will run without the sandbox"; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip >/dev/null
-	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) $(TORCH_PIN)
-	$(PY) -m pip install -q -e ".[notebooks,test]"
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q -c constraints.txt $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) $(TORCH_PIN)
+	$(PY) -m pip install -q -c constraints.txt -e ".[notebooks,test]"
 	@touch $@
 
 setup: $(VENV)/.ready

@@ -266,6 +266,18 @@ def test_each_stages_max_scores_add_up_to_its_points_exactly():
     assert round(sum(t["max_score"] for t in data["tests"]), 9) == 57.5
 
 
+def test_the_set_up_installs_the_versions_gradescope_pins():
+    """The Makefile installs with constraints.txt, written from the Gradescope pins: a release on the package index
+    cannot make the tests run with versions the image does not install."""
+    from autograder.instructor import gradescope
+
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "constraints.txt").read_text() == gradescope.constraints(), (
+        "constraints.txt is stale: write it from autograder.instructor.gradescope.constraints()"
+    )
+    assert (root / "Makefile").read_text().count("-c constraints.txt") == 2
+
+
 def test_setup_installs_only_pinned_versions_of_a_closed_set(autograder_zip):
     """Every package setup.sh installs is pinned (==), installed without dependencies (nothing unpinned comes
     along), pinned to the version tested here, and the set holds every dependency of its members."""

@@ -76,6 +76,18 @@ TORCH_REQUIREMENTS = [
     "typing_extensions==4.16.0",
 ]
 
+
+def constraints() -> str:
+    """The text of ``constraints.txt`` (the repository's root): the Makefile's set-up installs with these pins, so
+    the tests run with the versions the Gradescope image installs, whatever the package index has released since."""
+    return (
+        "# written from autograder/instructor/gradescope.py (REQUIREMENTS, TORCH_REQUIREMENTS): the Makefile's set-up\n"
+        "# installs these versions, the ones the Gradescope image pins (tests/test_gradescope.py checks both)\n"
+        + "\n".join(REQUIREMENTS + TORCH_REQUIREMENTS)
+        + "\n"
+    )
+
+
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder's image.
 set -euo pipefail
