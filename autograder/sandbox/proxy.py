@@ -187,7 +187,10 @@ def call_text(name: str, args, kwargs, *, cast=None, to="cpu", noncontig=False) 
 
 
 def _name_the_call(exc: StudentCodeError, call: str) -> None:
-    """The learner's error, said with the call that raised it (as the learner's code received it)."""
+    """The learner's error, said with the call that raised it (as the learner's code received it). A missing name
+    or a file that failed to load is not the call's doing: it is said as it is."""
+    if isinstance(exc, (MissingName, SubmissionLoadError)):
+        return
     exc.call = call
     exc.args = (f"{call}: {exc}",)
 
@@ -312,10 +315,14 @@ class StudentProxy:
             self.last_exit = self._host().end_child(kill=False)
 
     # -- requests -----------------------------------------------------------------------------------------
-    def request(self, req: wire.Request, blob: bytes = b"") -> Answer:
+    def _ready(self) -> None:
+        """A child that loaded the learner's file (started if need be); the load's error raised."""
         self._ensure()
         if self.load_error is not None:
             raise load_failure(self.load_error)
+
+    def request(self, req: wire.Request, blob: bytes = b"") -> Answer:
+        self._ready()
         return self._answer(*self._roundtrip(req, blob))
 
     def _answer(self, reply: wire.Reply, out: bytes) -> Answer:
@@ -338,16 +345,14 @@ class StudentProxy:
         return answer
 
     def call_all(self, calls: Iterable[Call]) -> Answers:
-        """Make ``calls`` (see :class:`~autograder.sandbox.values.Call`) in one round trip to the child instead of one each: the same
-        requests, values and errors as making them one after the other. The calls after one that fails are not
-        made; reading its answer, or a later one, raises its error (as that call would have raised)."""
+        """Make ``calls`` (see :class:`~autograder.sandbox.values.Call`) in one round trip to the child instead of
+        one each: the same requests, values and errors as making them one after the other. The calls after one that
+        fails are not made; reading its answer, or a later one, raises its error (as that call would have raised)."""
         calls = list(calls)
         answers: list = []
         try:
             for start in range(0, len(calls), wire.BATCH_LIMIT):
-                self._ensure()
-                if self.load_error is not None:
-                    raise load_failure(self.load_error)
+                self._ready()
                 chunk = calls[start : start + wire.BATCH_LIMIT]
                 blob = wire.Blob()
                 reqs = [_call_request(self, c, blob) for c in chunk]
@@ -355,8 +360,7 @@ class StudentProxy:
                     try:
                         answer = self._answer(reply, out)
                     except StudentCodeError as exc:
-                        # a function's error is said with its call (a module's says where it was raised)
-                        if isinstance(c.target, str) and not isinstance(exc, (MissingName, SubmissionLoadError)):
+                        if isinstance(c.target, str):  # a module's error says where it was raised
                             _name_the_call(
                                 exc, call_text(c.target, c.args, c.kwargs, cast=c.cast, to=c.to, noncontig=c.noncontig)
                             )
@@ -488,8 +492,7 @@ class StudentProxy:
                 full=full,
             )
         except StudentCodeError as exc:
-            if not isinstance(exc, (MissingName, SubmissionLoadError)):
-                _name_the_call(exc, call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig))
+            _name_the_call(exc, call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig))
             raise
 
     def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
@@ -512,7 +515,7 @@ class StudentProxy:
         except StudentCodeError as exc:  # the constructor's own error, with the arguments it was given (which
             # n_heads it refused, say); an error of the .to() this request also made is raised as that call raises it
             where = exc.error.get("where") or {}
-            if not isinstance(exc, (MissingName, SubmissionLoadError)) and where.get("function") == "__init__":
+            if where.get("function") == "__init__":
                 _name_the_call(exc, call_text(cls, args, kwargs))
             raise
         info = reply["value"]
