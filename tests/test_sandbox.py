@@ -220,6 +220,7 @@ PROBES = FORK_LOOP + textwrap.dedent("""
                 "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0],
                 "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
                 "as": resource.getrlimit(resource.RLIMIT_AS)[0],
+                "data": resource.getrlimit(resource.RLIMIT_DATA)[0],
                 "reads_repo": can_read("REPO/course.yml") or can_read("REPO/solutions/01_loop_average.py"),
                 "repo": sorted(os.listdir("REPO")) if os.path.isdir("REPO") else [],
                 "main": type(sys.modules.get("__main__")).__name__ + ":" + str(getattr(sys.modules.get("__main__"), "__file__", None)),
@@ -417,7 +418,10 @@ def test_a_child_sees_only_the_sandbox(bwrap_sb):
     assert info["reads_repo"] is False
     assert set(info["repo"]) <= {".venv"}  # at most the virtual environment, when it lives in the repository
     assert info["cwd"].startswith("/tmp/")
-    assert info["nproc"] == 64 and info["fsize"] == 8 * 2**20 and 0 < info["as"] < 2**40
+    assert info["nproc"] == 64 and info["fsize"] == 8 * 2**20
+    # the memory limit: the address space, or with a GPU (whose driver reserves huge ranges) the data segment
+    memory = info["data"] if Limits().for_child()["cuda"] else info["as"]
+    assert 0 < memory < 2**40
     assert info["main"].startswith("module:None")  # a blank __main__, not the worker's entry script
     assert "/opt/autograder" not in info["path"]  # the runtime's folder left sys.path once it was imported
     if os.geteuid() == 0:
@@ -1000,3 +1004,40 @@ def test_a_hang_costs_one_timeout_per_stage(course):
         == len(checks) - 1
     )
     assert elapsed < 1.5 * 2 + 3, f"{elapsed:.1f} s"
+
+
+_WARM_UP_WITH_AN_ACCELERATOR = """
+import sys
+import torch
+
+def refuse(what):
+    def call(*args, **kwargs):
+        raise SystemExit(f"the warm-up called {what}")
+    return call
+
+# torch built for CUDA: every child is forked from the zygote, and a child whose parent asked the driver for its
+# devices (is_available, device_count) or started autograd (its device threads ask the driver) can use neither
+# CUDA nor autograd
+torch.backends.cuda.is_built = lambda: True
+torch.cuda.is_available = refuse("torch.cuda.is_available")
+torch.cuda.device_count = refuse("torch.cuda.device_count")
+torch._C._cuda_getDeviceCount = refuse("cudaGetDeviceCount")
+torch.autograd.backward = refuse("autograd (a backward)")
+torch.Tensor.backward = refuse("autograd (a backward)")
+from autograder.runtime import zygote, torchrefs
+zygote.warm_up()
+assert torchrefs.capture_torch().manual_seed is torch.manual_seed, "a CUDA build must seed its devices too"
+print("ok")
+"""
+
+
+def test_the_warm_up_never_touches_an_accelerator_before_children_are_forked():
+    """With torch built for an accelerator, the zygote's warm-up neither asks the driver anything nor runs
+    autograd, and seeds with torch.manual_seed (which also seeds the devices); on a CPU-only build it warms
+    autograd too. (On a GPU machine tests/device_parity.py grades every stage on CUDA.)"""
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-c", _WARM_UP_WITH_AN_ACCELERATOR], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr

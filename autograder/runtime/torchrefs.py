@@ -74,7 +74,7 @@ def capture_torch() -> _Refs:
     r.equal, r.from_numpy, r.zeros = torch.equal, torch.from_numpy, torch.zeros
     r.no_subclass = torch._C.DisableTorchFunctionSubclass
     r.enable_grad, r.no_grad, r.manual_seed = torch.enable_grad, torch.no_grad, torch.manual_seed
-    accelerated = _accelerators(torch)
+    accelerated = may_have_accelerator(torch)
     if not accelerated:
         # torch.manual_seed also queues a lazy seeding of every accelerator backend, each with a formatted
         # stack (about 1 ms per call); with none present only the CPU generator exists to be seeded
@@ -98,9 +98,15 @@ def capture_torch() -> _Refs:
     return r
 
 
-def _accelerators(torch) -> bool:
-    """True when a device other than the CPU could ever be seeded in this process."""
-    for name in ("cuda", "mps", "xpu", "mtia"):
+def may_have_accelerator(torch) -> bool:
+    """True when a device other than the CPU could ever be used in this process. Decided from how torch was
+    built, never by asking a driver: the zygote forks every child after this, and a child whose parent has
+    initialised CUDA (``torch.cuda.is_available()`` calls ``cudaGetDeviceCount``) can use neither CUDA nor
+    autograd (seen on an H100: "CUDA error: initialization error")."""
+    backends = torch.backends
+    if backends.cuda.is_built() or (hasattr(backends, "mps") and backends.mps.is_built()):
+        return True
+    for name in ("xpu", "mtia"):
         backend = getattr(torch, name, None)
         try:
             if backend is not None and backend.is_available():

@@ -48,7 +48,7 @@ from typing import cast
 
 from .executor import Executor
 from .recorder import _make_tracer, mark_entry_points
-from .torchrefs import capture_torch
+from .torchrefs import capture_torch, may_have_accelerator
 from .wire import (
     BATCH_LIMIT,
     MAGIC_LIMIT,
@@ -480,21 +480,27 @@ def _wipe_contents(folder: str, keep: tuple = ()) -> None:
 
 
 def warm_up() -> None:
-    """Touch the kernels grading will use, so each forked child starts hot."""
+    """Touch the kernels grading will use, so each forked child starts hot.
+
+    Nothing here may touch an accelerator's driver, since every child is forked from this process. With torch
+    built for an accelerator, autograd is not warmed either: the first backward starts autograd's device threads,
+    which asks the driver how many devices it has; a forked child can then use neither CUDA nor autograd."""
     import torch
 
     torch.set_num_threads(1)
     torch.backends.cuda.matmul.allow_tf32 = False  # graded values must not depend on TF32
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
+    backward = not may_have_accelerator(torch)
     x = torch.randn(2, 4, 8, requires_grad=True)
     lin = torch.nn.Linear(8, 8)
     w = (lin(x) @ x.transpose(-2, -1) / 8**0.5).masked_fill(
         ~torch.tril(torch.ones(4, 4, dtype=torch.bool)), float("-inf")
     )
-    (torch.softmax(w, -1) @ x).sum().backward()
     y = torch.nn.Linear(8, 8)(torch.randn(2, 4, 8)).softmax(-1)
-    torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
+    if backward:
+        (torch.softmax(w, -1) @ x).sum().backward()
+        torch.sum(torch.mul(y, torch.ones_like(y))).backward()  # the form gradient requests take
     torch.tril(torch.ones(4, 4)).cumsum(0)
     torch.nn.functional.dropout(x, 0.1)
     capture_torch()
@@ -502,7 +508,7 @@ def warm_up() -> None:
     _make_tracer()
     executor = Executor()
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
-    _warm_requests()
+    _warm_requests(backward)
 
 
 _WARM_SOURCE = """
@@ -527,11 +533,11 @@ class M(nn.Module):
 """
 
 
-def _warm_requests() -> None:
+def _warm_requests(backward: bool) -> None:
     """Serve a short session of the requests grading makes (load, a recorded call, a module built, cast and
-    loaded, a call with gradients, its state) over a socket pair, in the zygote itself: the lazily filled
-    caches these paths use (OpenSSL's HMAC method store, JSON, numpy and dispatcher look-ups) are then filled
-    once, here, instead of in every forked child, where the first use wrote to shared pages."""
+    loaded, a call, with gradients when ``backward``, its state) over a socket pair, in the zygote itself: the
+    lazily filled caches these paths use (OpenSSL's HMAC method store, JSON, numpy and dispatcher look-ups) are
+    then filled once, here, instead of in every forked child, where the first use wrote to shared pages."""
     import numpy as np
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -580,7 +586,9 @@ def _warm_requests() -> None:
                 "record": True,
                 "args": [encode_array(x, "float64", "cpu", blob)],
                 "kwargs": {},
-                "grad": {"upstream": encode_array(np.ones((2, 4, 3)), "float64", "cpu", blob)},
+                **(
+                    {"grad": {"upstream": encode_array(np.ones((2, 4, 3)), "float64", "cpu", blob)}} if backward else {}
+                ),
             },
             blob.bytes(),
         )
