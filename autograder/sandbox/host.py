@@ -74,8 +74,8 @@ What it does not cover:
 - CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
   installed; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
   the host allows unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
-  data segment is then limited instead of the address space, which CUDA's reservations would exhaust: this path
-  is not exercised by the tests on CPU-only machines).
+  data segment is then limited instead of the address space, which CUDA's reservations would exhaust; tested
+  only on machines that have a GPU: ``tests/test_devices.py``).
 - **Without bubblewrap** (macOS, Windows, containers that forbid namespaces, such as some Gradescope images)
   the worker is a plain subprocess, grading still happens, and a loud ``SandboxWarning`` and the recorded
   isolation (level ``reduced``) say so. What remains: a fresh child per stage, a root judge's children under
