@@ -12,7 +12,8 @@ written the graph itself. The judge
    no I/O, no randomness except dropout, no side effect) are looked up, so a graph naming any other op is refused
    without running anything; its memory is bounded before anything is allocated (the kernel's RLIMIT_DATA, or
    a first pass on the "meta" device where no kernel enforces it) and a graph with an intermediate of more than
-   :data:`ELEMENT_LIMIT` elements is refused;
+   :data:`ELEMENT_LIMIT` elements is refused, and so is one that takes more than :data:`REPLAY_CPU_S` seconds of the
+   judge's CPU (an op within those bounds, such as an einsum of many operands, can still hide large work);
 4. and requires the replay to give the learner's own answers: on the inputs the judge sent, and on fresh inputs
    of the same shapes and dtype that it draws afterwards and sends in a second call that is not traced
    (:func:`verify`, called by :class:`autograder.sandbox.proxy.StudentProxy`).
@@ -29,6 +30,7 @@ import contextlib
 import math
 import re
 import sys
+import time
 import types
 from functools import cache
 from typing import Any, Iterator, Mapping, NamedTuple
@@ -39,6 +41,9 @@ NODE_LIMIT = 20000
 CONSTANT_LIMIT = 1024
 ELEMENT_LIMIT = 1 << 22  # elements in any one intermediate of a replay
 TOTAL_ELEMENT_LIMIT = 1 << 25  # elements in all of them
+# CPU seconds one replay may take in the judge (a learner's honest graph, loops included, takes milliseconds): past
+# it the replay stops at its next op, so a graph's cost to the judge is bounded by this plus one op
+REPLAY_CPU_S = 2.0
 # any op whose name holds one of these is a fused attention kernel or entry point (the worker's mark of
 # F.multi_head_attention_forward is ``autograder.multi_head_attention_forward.default``)
 FORBIDDEN_WORDS = (
@@ -517,9 +522,12 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
     """The graph's output; ``effects``, when given (on the CPU), is filled with what each node did."""
     env: list = []
     total = 0
+    deadline = time.thread_time() + REPLAY_CPU_S
     for i, node in enumerate(graph.nodes):
         before: tuple[tuple[torch.Tensor, int], ...] = ()
         op = node["op"]
+        if time.thread_time() > deadline:
+            raise Unverifiable(f"the graph takes more than {REPLAY_CPU_S:g} s of CPU to replay")
         if op == "input":
             value = inputs[node["index"]]
         elif op == "constant":
