@@ -153,6 +153,36 @@ def test_aliases_composites_and_rarer_pure_ops_are_replayed():
     assert torch.allclose(evidence.replay(graph, [fresh]), _aliases(fresh))
 
 
+def _idioms(x):
+    """Honest code written with ops learners reach for that name no tensor math of their own (padding to whole
+    blocks, an accumulator zeroed in place, a dtype picked with promote_types, blocks taken with unfold, ...)."""
+    import torch.nn.functional as F
+
+    T = x.shape[-2]
+    wide = torch.promote_types(x.dtype, torch.float32)
+    assert torch.can_cast(x.dtype, torch.float64)
+    s = (x @ x.transpose(-2, -1)).to(wide)
+    w = torch.softmax(F.pad(s, (0, 2), value=float("-inf")), -1)[..., :T]  # constant_pad_nd
+    acc = x.new_empty(x.shape).zero_()  # zero_ on fresh memory
+    acc += w.to(x.dtype) @ x
+    blocks = F.pad(x, (0, 0, 0, T % 2)).unfold(-2, 2, 2)  # unfold: (..., T/2, C, 2)
+    extra = torch.logcumsumexp(x, -2).sum() + blocks.sum() + torch.masked_select(x, x > 0).sum()
+    extra = extra + torch.block_diag(x[0, :2, :2], x[0, :1, :1]).sum()
+    strided = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype)
+    strided.copy_(acc)
+    return strided + extra * 0
+
+
+def test_pure_ops_that_are_not_tensor_math_are_replayed():
+    data, blob = _trace(_idioms, Q)
+    graph = evidence.parse(data, blob)
+    targets = {n["target"].split(".")[1] for n in graph.calls()}
+    assert {"pad", "zero_", "unfold", "logcumsumexp", "masked_select", "block_diag"} <= targets  # pad: constant_pad_nd
+    assert {"empty_strided", "promote_types", "can_cast"} <= targets
+    fresh = evidence.fresh_like(Q)
+    assert torch.allclose(evidence.replay(graph, [fresh]), _idioms(fresh))
+
+
 def test_an_op_made_of_ops_the_replay_does_not_run_is_refused():
     """fft_rfft is made of other ops (CompositeImplicitAutograd) but one of them, _fft_r2c, is not replayed."""
     data, blob = _trace(lambda x: torch.fft.rfft(x).abs(), Q)

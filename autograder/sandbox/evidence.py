@@ -82,6 +82,10 @@ MORE_ALLOWED = frozenset(
     """
 _local_scalar_dense aminmax argsort count_nonzero cummax cummin empty index_copy isneginf isposinf
 linalg_vector_norm linspace logspace nansum sort topk tril_indices triu_indices
+alias_copy block_diag bucketize can_cast constant_pad_nd detach_copy empty_strided expand_copy glu index_reduce
+lift_fresh log_sigmoid_forward logcumsumexp masked_select new_empty_strided nonzero permute_copy promote_types
+reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d result_type rot90 scatter_reduce searchsorted
+softplus split_copy std_mean unfold unsafe_split unsqueeze_copy var_mean view_copy zero
 """.split()
 )
 # Beyond these two lists, the replay runs an op tagged ``pointwise`` (elementwise math) and any op made of other
@@ -106,12 +110,23 @@ def _zeros_for_empty(*args, memory_format=None, **kwargs):
     return torch.ops.aten.zeros.default(*args, **kwargs)
 
 
+def _zeroed(op):
+    """An op that allocates uninitialised memory with given strides, replayed with that memory zeroed."""
+
+    def run(*args, **kwargs):
+        return op(*args, **kwargs).zero_()
+
+    return run
+
+
 # uninitialised memory is replayed as zeros (whatever the overload named): the judge's memory never reaches a
 # comparison (a graph that reads what it did not write then fails to reproduce the answer)
 _UNINITIALISED = {
     "empty_like": torch.ops.aten.zeros_like.default,
     "new_empty": torch.ops.aten.new_zeros.default,
     "empty": _zeros_for_empty,
+    "empty_strided": _zeroed(torch.ops.aten.empty_strided.default),
+    "new_empty_strided": _zeroed(torch.ops.aten.new_empty_strided.default),
 }
 
 
