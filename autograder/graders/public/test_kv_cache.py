@@ -392,12 +392,15 @@ def test_step_cost(student):
         if not isinstance(largest, int):
             fail(f"{what}: the autograder could not measure the tensors your step creates")
         elif largest > limit:
-            full = largest >= 2 * NH * T * T
+            # named only when the size is that of the whole sequence's (B, nh, T, T) scores: a (L, L) tensor made
+            # each step (the whole mask buffer negated before slicing) is as costly, but recomputes nothing
+            full = 2 * NH * T * T <= largest <= 4 * 2 * NH * T * T
             fail(
                 f"{what} created a tensor of {largest} elements, more than the (B, nh, T_new, T_cached + T_new) = "
                 f"(2, {NH}, 1, {T}) scores and the cached keys and values need (at most {limit}). A step projects "
                 "only the new positions and compares their queries with every cached key: it never builds the "
-                "(T, T) scores of the whole sequence"
+                f"(T, T) scores of the whole sequence, nor a ({L}, {L}) tensor of context_length (slice the causal "
+                "mask before you negate or convert it)"
                 + (f"\n  this looks like a known mistake: {b.RECOMPUTES}" if full else ""),
                 b.RECOMPUTES if full else None,
             )
