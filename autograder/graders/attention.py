@@ -27,6 +27,7 @@ SCALE_STEPS = "scaled by the square root of the sequence length (T, or context_l
 SCALE_HS_V = "scaled by sqrt(hs_v) (the value size) instead of sqrt(hs)"
 SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
+SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
 SOFTMAX_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"
 WRONG_ORDER = "W_query, W_key, W_value created in the wrong order"
 NOT_RAND = "weights not drawn with torch.rand"
