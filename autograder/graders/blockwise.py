@@ -41,14 +41,17 @@ def softmax_ops(reply: dict) -> list[str]:
     return sorted({n for n in record_of(reply).get("ops") or [] if any(w in n for w in SOFTMAX_OPS)})
 
 
-def expect_largest(reply: dict, limit: int, full: int, *, what: str, allowed: str) -> None:
+def expect_largest(
+    reply: dict, limit: int, full: int | None, *, what: str, allowed: str, scores_only: bool = False
+) -> None:
     """The largest tensor the recorded call created holds at most ``limit`` elements (``allowed`` says what that
     limit is, for the learner); ``full``: the elements of the full score matrix, named as a known mistake when
-    reached."""
+    reached (None: never named, where one row of scores is the whole matrix). ``scores_only``: only tensors whose values depend on both the queries and the keys count (scores and
+    what is made from them; a copy of the keys or values does not)."""
     record = record_of(reply)
+    largest = record.get("largest_joint" if scores_only else "largest")
     # scratch memory made outside torch (a numpy array made a tensor) is a constant to the graph, and counts too
-    largest = record.get("largest")
-    if isinstance(largest, int) and isinstance(record.get("largest_constant"), int):
+    if not scores_only and isinstance(largest, int) and isinstance(record.get("largest_constant"), int):
         largest = max(largest, record["largest_constant"])
     if not isinstance(largest, int):
         fail(
@@ -57,7 +60,7 @@ def expect_largest(reply: dict, limit: int, full: int, *, what: str, allowed: st
         )
         return
     if largest > limit:
-        mistake = FULL_SCORES if largest >= full else None
+        mistake = FULL_SCORES if full is not None and largest >= full else None
         fail(
             f"{what} created a tensor of {largest} elements; at most {limit} ({allowed}) may exist at once. "
             "Build the scores one block of keys at a time, (..., T_q, block_size), never the whole "

@@ -433,7 +433,7 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     if effects is not None and sizes is not None:
         if graph.live is None:
             graph.live = live_nodes(graph, effects.memory, effects.writes)
-        sizes += [(target, n) for i, target, n in effects.made if i in graph.live]
+        sizes += [(target, n, needs) for i, target, n, needs in effects.made if i in graph.live]
     return out
 
 
@@ -497,15 +497,18 @@ view_as _unsafe_view getitem
 
 
 def measure(sizes: list) -> dict:
-    """From (target, elements) of every call of a replayed graph (:func:`replay`'s ``sizes``), figures
+    """From (target, elements, inputs) of every call of a replayed graph (:func:`replay`'s ``sizes``), figures
     decided by the judge alone: ``largest``, the elements of the largest tensor the graph creates (views and
-    broadcasts excluded: they allocate nothing), and ``elements``, the elements all its calls create (a measure
-    of the work done, views excluded), and ``ops``, the names of the ops it calls (ATen packets, sorted)."""
-    created = [n for target, n in sizes if _packet(target) not in _NO_NEW_MEMORY]
+    broadcasts excluded: they allocate nothing); ``largest_joint``, the same among the tensors whose values depend
+    on both of the call's first two inputs (an attention call's queries and keys: its scores, not a copy of the
+    keys); ``elements``, the elements all its calls create (a measure of the work done, views excluded); and
+    ``ops``, the names of the ops it calls (ATen packets, sorted)."""
+    created = [(n, needs) for target, n, needs in sizes if _packet(target) not in _NO_NEW_MEMORY]
     return {
-        "largest": max(created, default=0),
-        "elements": sum(created),
-        "ops": sorted({_packet(target) for target, _ in sizes}),
+        "largest": max((n for n, _ in created), default=0),
+        "largest_joint": max((n for n, needs in created if {0, 1} <= needs), default=0),
+        "elements": sum(n for n, _ in created),
+        "ops": sorted({_packet(target) for target, _, _ in sizes}),
     }
 
 
@@ -530,7 +533,8 @@ class _Effects(NamedTuple):
 
     memory: list  # by node: the set of storages its result lives in
     writes: dict  # node -> the storages it changed in place (a tensor argument whose version counter moved)
-    made: list  # (node, target, elements) of every tensor each call makes
+    made: list  # (node, target, elements, inputs) of every tensor each call makes; ``inputs``: the graph inputs
+    # (by index) its value depends on, through arguments and through memory written in place
 
 
 def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects | None = None):
@@ -538,6 +542,8 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
     env: list = []
     total = 0
     deadline = time.thread_time() + REPLAY_CPU_S
+    depends: list[frozenset] = []  # by node: the graph inputs its value depends on (with ``effects`` only)
+    written_from: dict[int, frozenset] = {}  # storage -> the inputs whatever was written into it depends on
     for i, node in enumerate(graph.nodes):
         before: tuple[tuple[torch.Tensor, int], ...] = ()
         op = node["op"]
@@ -584,11 +590,23 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                     "elements, more than the autograder replays"
                 )
             total += t.numel()
-            if effects is not None and op == "call":
-                effects.made.append((i, node["target"], t.numel()))
         if effects is not None:
+            if op == "input":
+                needs = frozenset({node["index"]})
+            elif op == "call":
+                needs = frozenset().union(
+                    *(depends[j] for j in _refs(node["args"], []) + _refs(list(node["kwargs"].values()), [])),
+                    *(written_from.get(_storage(t), frozenset()) for t, _ in before),
+                )
+            else:
+                needs = frozenset()
+            depends.append(needs)
+            if op == "call":
+                effects.made.extend((i, node["target"], t.numel(), needs) for t in results)
             effects.memory.append({_storage(t) for t in results})
             changed = {_storage(t) for t, version in before if t._version != version}
+            for storage in changed | effects.memory[-1]:
+                written_from[storage] = written_from.get(storage, frozenset()) | needs
             if changed:
                 effects.writes[i] = changed
         if total > TOTAL_ELEMENT_LIMIT:
