@@ -9,6 +9,7 @@ import math
 import torch
 
 from autograder.graders import attention as m
+from autograder.graders.padding import CAUSAL_BOTTOM_RIGHT
 
 from .self_attention import attend, project_linear, reference_grad
 
@@ -44,6 +45,8 @@ def variants() -> dict:
         ),
         m.OFF_BY_ONE_HIDDEN: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, -1)),
         m.OFF_BY_ONE_VISIBLE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, 1)),
+        # tril(diagonal=T_k - T_q): the same as top-left where T_q == T_k, so named only where they differ
+        CAUSAL_BOTTOM_RIGHT: lambda q, k, v: attend(q, k, v, allowed=mask(q, k, k.shape[-2] - q.shape[-2])),
         m.MISSING_SCALE: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=1.0),
         m.SCALE_NO_SQRT: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=float(k.shape[-1])),
         m.SCALE_HS_V: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=math.sqrt(v.shape[-1])),
