@@ -99,8 +99,9 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
 
 
 class explained:
-    """``with explained(student, what):`` turns an error raised by the learner's code into a failure that explains
-    it, when it is a known one (other errors go on as they are)."""
+    """``with explained(student, what):`` turns an error raised by the learner's code into a failure that says what
+    was being done (``what``: the steps before the call, such as the appends to a cache) and, when the error is a
+    known one, explains it."""
 
     def __init__(self, student, what: str):
         self.source = getattr(student, "source", "") or ""
@@ -113,10 +114,8 @@ class explained:
         if not isinstance(exc, StudentCodeError) or isinstance(exc, (MissingName, SubmissionLoadError)):
             return False
         hint, mistake = _explain_error(exc.error, self.source)
-        if hint is None:
-            return False
         said = str(exc).removeprefix(f"{getattr(exc, 'call', '')}: ")  # ``what`` names the call already
-        fail(f"{self.what}: {said}\n  {hint}", mistake)
+        fail(f"{self.what}: {said}" + (f"\n  {hint}" if hint else ""), mistake)
 
 
 # ───────────────────────────── modules with known weights ─────────────────────────────
