@@ -168,9 +168,7 @@ def _idioms(x):
     blocks = F.pad(x, (0, 0, 0, T % 2)).unfold(-2, 2, 2)  # unfold: (..., T/2, C, 2)
     extra = torch.logcumsumexp(x, -2).sum() + blocks.sum() + torch.masked_select(x, x > 0).sum()
     extra = extra + torch.block_diag(x[0, :2, :2], x[0, :1, :1]).sum()
-    strided = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype)
-    strided.copy_(acc)
-    return strided + extra * 0
+    return acc + extra * 0
 
 
 def test_pure_ops_that_are_not_tensor_math_are_replayed():
@@ -178,9 +176,66 @@ def test_pure_ops_that_are_not_tensor_math_are_replayed():
     graph = evidence.parse(data, blob)
     targets = {n["target"].split(".")[1] for n in graph.calls()}
     assert {"pad", "zero_", "unfold", "logcumsumexp", "masked_select", "block_diag"} <= targets  # pad: constant_pad_nd
-    assert {"empty_strided", "promote_types", "can_cast"} <= targets
+    assert {"promote_types", "can_cast"} <= targets
     fresh = evidence.fresh_like(Q)
     assert torch.allclose(evidence.replay(graph, [fresh]), _idioms(fresh))
+
+
+def test_ops_whose_cost_no_bound_sees_are_refused_before_they_run():
+    """An einsum with a scalar result can hide any amount of work, an exponent or a list of matrices multiplies
+    without bound, and the smallest integer divided by -1 with rounding ends the judge with SIGFPE (a divisor that
+    is -1 only on the judge's fresh inputs reaches only the judge): each is refused before it runs."""
+    a = torch.ones(3000, 400)
+    cases = {
+        "einsum does more work": (
+            {"op": "call", "target": "aten.einsum.default", "args": ["ai,bi->", {"list": [{"ref": 0}, {"ref": 0}]}]},
+            [a],
+        ),
+        "does not replay": (
+            {"op": "call", "target": "aten.matrix_power.default", "args": [{"ref": 0}, 1 << 40]},
+            [Q[0]],
+        ),
+        "smallest integer": (
+            {
+                "op": "call",
+                "target": "aten.div.Tensor_mode",
+                "args": [{"ref": 0}, -1],
+                "kwargs": {"rounding_mode": "trunc"},
+            },
+            [torch.tensor([torch.iinfo(torch.int64).min, 3])],
+        ),
+    }
+    for why, (node, inputs) in cases.items():
+        data = _calls({"kwargs": {}, **node})
+        with pytest.raises(evidence.Unverifiable, match=why):
+            evidence.replay(evidence.parse(data, b""), inputs)
+    small = {"op": "call", "target": "aten.einsum.default", "args": ["ij,jk->ik", {"list": [{"ref": 0}, {"ref": 0}]}]}
+    assert torch.equal(
+        evidence.replay(evidence.parse(_calls({"kwargs": {}, **small}), b""), [Q[0, :4]]), Q[0, :4] @ Q[0, :4]
+    )
+
+
+def test_scores_written_into_a_buffer_made_beforehand_count_at_the_buffer_size():
+    """largest_joint: memory holding values made from both the queries and the keys, at its full size, also when
+    it was allocated empty first and filled block by block (each write a small slice)."""
+
+    def row_buffer(q, k):
+        row = torch.zeros(q.shape[-2], k.shape[-2], dtype=q.dtype)  # made from nothing: depends on neither
+        for j in range(0, k.shape[-2], 2):
+            row[:, j : j + 2] = q @ k[j : j + 2].T  # (T_q, 2) slices of the whole row
+        return torch.softmax(row, -1) @ k
+
+    q, k = torch.randn(1, 4, dtype=torch.float64), torch.randn(8, 4, dtype=torch.float64)
+    data, blob = _trace(row_buffer, q, k)
+    made: list = []
+    assert torch.allclose(evidence.replay(evidence.parse(data, blob), [q, k], sizes=made), row_buffer(q, k))
+    assert evidence.measure(made)["largest_joint"] == 8
+    made = []
+    evidence.replay(evidence.parse(*_trace(lambda q, k: k * 2 + q.sum(), q, k)), [q, k], sizes=made)
+    assert evidence.measure(made)["largest_joint"] == 32  # k * 2 + q.sum() is made from both, (8, 4)
+    made = []
+    evidence.replay(evidence.parse(*_trace(lambda q, k: (k * 2).sum() + q, q, k)), [q, k], sizes=made)
+    assert evidence.measure(made)["largest_joint"] == 4  # the (8, 4) copy of the keys alone does not count
 
 
 def test_an_op_made_of_ops_the_replay_does_not_run_is_refused():

@@ -82,8 +82,8 @@ MORE_ALLOWED = frozenset(
     """
 _local_scalar_dense aminmax argsort count_nonzero cummax cummin empty index_copy isneginf isposinf
 linalg_vector_norm linspace logspace nansum sort topk tril_indices triu_indices
-alias_copy block_diag bucketize can_cast constant_pad_nd detach_copy empty_strided expand_copy glu index_reduce
-lift_fresh log_sigmoid_forward logcumsumexp masked_select new_empty_strided nonzero permute_copy promote_types
+alias_copy block_diag bucketize can_cast constant_pad_nd detach_copy expand_copy glu index_reduce
+lift_fresh log_sigmoid_forward logcumsumexp masked_select nonzero permute_copy promote_types
 reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d result_type rot90 scatter_reduce searchsorted
 softplus split_copy std_mean unfold unsafe_split unsqueeze_copy var_mean view_copy zero
 """.split()
@@ -110,24 +110,47 @@ def _zeros_for_empty(*args, memory_format=None, **kwargs):
     return torch.ops.aten.zeros.default(*args, **kwargs)
 
 
-def _zeroed(op):
-    """An op that allocates uninitialised memory with given strides, replayed with that memory zeroed."""
-
-    def run(*args, **kwargs):
-        return op(*args, **kwargs).zero_()
-
-    return run
-
-
 # uninitialised memory is replayed as zeros (whatever the overload named): the judge's memory never reaches a
 # comparison (a graph that reads what it did not write then fails to reproduce the answer)
 _UNINITIALISED = {
     "empty_like": torch.ops.aten.zeros_like.default,
     "new_empty": torch.ops.aten.new_zeros.default,
     "empty": _zeros_for_empty,
-    "empty_strided": _zeroed(torch.ops.aten.empty_strided.default),
-    "new_empty_strided": _zeroed(torch.ops.aten.new_empty_strided.default),
 }
+
+
+# ops whose work grows with an argument no bound sees (an exponent, a list of matrices multiplied in turn): never
+# replayed; attention needs none of them
+_UNBOUNDED_WORK = frozenset({"matrix_power", "linalg_matrix_power", "linalg_multi_dot", "chain_matmul"})
+OP_WORK_LIMIT = 1 << 31  # multiply-adds one einsum may do (its naive cost: the product of its index sizes)
+
+
+def _guard(name: str, args: list, kwargs: dict) -> None:
+    """Refuses, before it runs, an op the replay would not survive or could not bound: an einsum whose work is
+    beyond :data:`OP_WORK_LIMIT` (its result can be a scalar, which no element bound sees), and an integer
+    division of the smallest integer by -1 with rounding, which torch's CPU kernel answers with SIGFPE, ending
+    the judge."""
+    if name == "einsum" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], (list, tuple)):
+        sizes: dict[str, int] = {}
+        for spec, t in zip(args[0].split("->")[0].split(","), args[1]):
+            if isinstance(t, torch.Tensor):
+                letters = spec.replace("...", "").replace(" ", "")
+                ellipsis = t.dim() - len(letters)
+                for j, letter in enumerate(letters):
+                    if 0 <= ellipsis + j < t.dim():
+                        sizes[letter] = max(sizes.get(letter, 1), t.shape[ellipsis + j])
+                for j in range(max(ellipsis, 0) if "..." in spec else 0):
+                    sizes[f"...{j}"] = max(sizes.get(f"...{j}", 1), t.shape[j])
+        if math.prod(sizes.values()) > OP_WORK_LIMIT:
+            raise Unverifiable("the graph's einsum does more work than the autograder replays")
+    elif name in ("div", "floor_divide") and (kwargs.get("rounding_mode") is not None or name == "floor_divide"):
+        a, b = (args + [None, None])[:2]
+        b = kwargs.get("other", b)
+        if isinstance(a, torch.Tensor) and not a.is_floating_point() and not a.is_complex() and a.dtype != torch.bool:
+            smallest = torch.iinfo(a.dtype).min
+            divisor_minus_one = (b == -1) if isinstance(b, torch.Tensor) else torch.tensor(b == -1)
+            if bool(((a == smallest) & divisor_minus_one).any()):
+                raise Unverifiable("the graph divides the smallest integer by -1, which overflows")
 
 
 class Unverifiable(ValueError):
@@ -290,25 +313,22 @@ def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
     deps = [
         _refs(n["args"], []) + _refs(list(n["kwargs"].values()), []) if n["op"] == "call" else [] for n in graph.nodes
     ]
+    writers: dict[int, list[int]] = {}  # storage -> the nodes that changed it in place
+    for i, written in writes.items():
+        for storage in written:
+            writers.setdefault(storage, []).append(i)
     live: set[int] = set()
     live_memory: set[int] = set()
-
-    def mark(stack: list[int]) -> None:
-        while stack:
-            j = stack.pop()
-            if j not in live:
-                live.add(j)
-                live_memory.update(memory[j])
-                stack.extend(deps[j])
-
-    mark(_refs(graph.output, []))
-    grew = True
-    while grew:
-        grew = False
-        for i, written in writes.items():
-            if i not in live and not written.isdisjoint(live_memory):
-                mark([i])
-                grew = True
+    stack = _refs(graph.output, [])
+    while stack:  # each node and each storage is visited once: linear in the graph's size
+        j = stack.pop()
+        if j in live:
+            continue
+        live.add(j)
+        stack.extend(deps[j])
+        for storage in memory[j] - live_memory:
+            live_memory.add(storage)
+            stack.extend(writers.get(storage, ()))
     return frozenset(live)
 
 
@@ -341,7 +361,7 @@ def _runnable(op) -> str | None:
     """How the replay runs ``op`` (an ATen OpOverload): "direct" (an allowed op), "composite" (an op made of others,
     run under :class:`_InnerOps`), or None (never)."""
     name = op._overloadpacket.__name__
-    if any(word in name for word in FORBIDDEN_WORDS):
+    if any(word in name for word in FORBIDDEN_WORDS) or name in _UNBOUNDED_WORK:
         return None
     base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
     if base in ALLOWED or base in MORE_ALLOWED:
@@ -375,6 +395,7 @@ class _InnerOps(torch.utils._python_dispatch.TorchDispatchMode):
             raise Unverifiable(
                 f"the graph's {func._overloadpacket.__name__} runs {func.name()}, which the autograder does not replay"
             )
+        _guard(func._overloadpacket.__name__.rstrip("_"), list(args), kwargs or {})
         return func(*args, **(kwargs or {}))
 
 
@@ -433,7 +454,7 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     if effects is not None and sizes is not None:
         if graph.live is None:
             graph.live = live_nodes(graph, effects.memory, effects.writes)
-        sizes += [(target, n, needs) for i, target, n, needs in effects.made if i in graph.live]
+        sizes += [(target, n, needs, memory) for i, target, n, needs, memory in effects.made if i in graph.live]
     return out
 
 
@@ -497,18 +518,19 @@ view_as _unsafe_view getitem
 
 
 def measure(sizes: list) -> dict:
-    """From (target, elements, inputs) of every call of a replayed graph (:func:`replay`'s ``sizes``), figures
-    decided by the judge alone: ``largest``, the elements of the largest tensor the graph creates (views and
-    broadcasts excluded: they allocate nothing); ``largest_joint``, the same among the tensors whose values depend
-    on both of the call's first two inputs (an attention call's queries and keys: its scores, not a copy of the
-    keys); ``elements``, the elements all its calls create (a measure of the work done, views excluded); and
-    ``ops``, the names of the ops it calls (ATen packets, sorted)."""
-    created = [(n, needs) for target, n, needs in sizes if _packet(target) not in _NO_NEW_MEMORY]
+    """From (target, elements, inputs, memory) of every call of a replayed graph (:func:`replay`'s ``sizes``),
+    figures decided by the judge alone: ``largest``, the elements of the largest tensor the graph creates (views and
+    broadcasts excluded: they allocate nothing); ``largest_joint``, the elements of the largest memory that holds
+    values depending on both of the call's first two inputs (an attention call's queries and keys: its scores, not
+    a copy of the keys), a buffer allocated first and filled in place or through views included; ``elements``, the
+    elements all its calls create (a measure of the work done, views excluded); and ``ops``, the names of the ops
+    it calls (ATen packets, sorted)."""
+    created = [n for target, n, _, _ in sizes if _packet(target) not in _NO_NEW_MEMORY]
     return {
-        "largest": max((n for n, _ in created), default=0),
-        "largest_joint": max((n for n, needs in created if {0, 1} <= needs), default=0),
-        "elements": sum(n for n, _ in created),
-        "ops": sorted({_packet(target) for target, _, _ in sizes}),
+        "largest": max(created, default=0),
+        "largest_joint": max((max(n, memory) for _, n, needs, memory in sizes if {0, 1} <= needs), default=0),
+        "elements": sum(created),
+        "ops": sorted({_packet(target) for target, _, _, _ in sizes}),
     }
 
 
@@ -533,8 +555,9 @@ class _Effects(NamedTuple):
 
     memory: list  # by node: the set of storages its result lives in
     writes: dict  # node -> the storages it changed in place (a tensor argument whose version counter moved)
-    made: list  # (node, target, elements, inputs) of every tensor each call makes; ``inputs``: the graph inputs
-    # (by index) its value depends on, through arguments and through memory written in place
+    made: list  # (node, target, elements, inputs, memory) of every tensor each call returns; ``inputs``: the graph
+    # inputs (by index) its value depends on, through arguments and through memory written in place; ``memory``:
+    # the elements of the storage it lives in (a view, or an in-place write, of a larger buffer: the buffer's)
 
 
 def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects | None = None):
@@ -571,6 +594,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                 if effects is not None:
                     before = tuple((t, t._version) for t in flatten_tensors((args, kwargs)))
                 try:
+                    _guard(_packet(node["target"]), args, kwargs)
                     value = ops[i](*args, **kwargs)
                 except Unverifiable:
                     raise
@@ -602,7 +626,10 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                 needs = frozenset()
             depends.append(needs)
             if op == "call":
-                effects.made.extend((i, node["target"], t.numel(), needs) for t in results)
+                effects.made.extend(
+                    (i, node["target"], t.numel(), needs, t.untyped_storage().nbytes() // max(t.element_size(), 1))
+                    for t in results
+                )
             effects.memory.append({_storage(t) for t in results})
             changed = {_storage(t) for t, version in before if t._version != version}
             for storage in changed | effects.memory[-1]:
