@@ -42,6 +42,7 @@ class Stage:
     summary: str = ""
     index: int = 0
     track: str = "core"
+    by_hand: bool = False  # the stage must be written by hand: fused attention kernels are off in its sandbox
     # (pattern, hint number): the hint that answers a failing check whose known mistake or name contains pattern
     hint_for: tuple[tuple[str, int], ...] = ()
 
@@ -180,6 +181,9 @@ def load_course(
                 f"must be an identifier other than 'all' and the stage's key, naming "
                 f"the track the stage belongs to (got {track!r})",
             )
+        by_hand = raw.get("by_hand", False)
+        if not isinstance(by_hand, bool):
+            raise _err(path, f"{where}.by_hand", f"must be true or false (got {by_hand!r})")
         stages.append(
             Stage(
                 key=key,
@@ -191,6 +195,7 @@ def load_course(
                 summary=summary.strip(),
                 index=i,
                 track=track,
+                by_hand=by_hand,
                 hint_for=tuple((p.strip(), n) for p, n in hint_for.items()),
             )
         )

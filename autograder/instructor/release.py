@@ -68,6 +68,7 @@ SHIPPED = (
     "runtime/torchrefs.py",
     "runtime/recorder.py",
     "runtime/executor.py",
+    "runtime/fused.py",
     "runtime/zygote.py",
     "runtime/worker.py",
     "graders/__init__.py",

@@ -82,10 +82,14 @@ class Executor:
         self.load_error: ErrorInfo | None = None
 
     # -- loading ------------------------------------------------------------------------------------------
-    def load_source(self, source: str, filename: str) -> Reply:
+    def load_source(self, source: str, filename: str, by_hand: bool = False) -> Reply:
         import linecache
         import types
 
+        if by_hand:
+            from .fused import switch_off
+
+            switch_off()
         self.filename = filename
         self.lines = source.splitlines()
         # the source, where inspect.getsource looks for it (the file is not on this filesystem): code that reads its
@@ -220,7 +224,7 @@ class Executor:
             op = req.get("op")
             if op == "load":
                 load = cast(LoadRequest, req)
-                return self.load_source(load["source"], load["filename"]), b""
+                return self.load_source(load["source"], load["filename"], bool(load.get("by_hand"))), b""
             if self.namespace is None:
                 return {
                     "ok": False,

@@ -93,6 +93,7 @@ class LoadRequest(_Framed):
     source: str  # the learner's file, run as a module
     filename: str
     key: str  # hex: the key of the HMAC that signs every reply (received before any learner code runs)
+    by_hand: bool  # a stage written by hand: fused attention kernels are switched off before the module runs
 
 
 class _CallFields(_Framed, total=False):

@@ -57,6 +57,9 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   :attr:`Sandbox.isolation`, in words): it reaches every result (``results.json``'s ``extra_data``,
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
+- **Fused attention off** in a stage that must be written by hand (``open(by_hand=True)``): the child switches
+  every fused attention kernel off before the learner's file runs (:mod:`autograder.runtime.fused`); reaching one
+  ends the child with an exit status the zygote reports, which the judge names.
 - **Verdict evidence** (``record=``, the "written by hand" and "vectorised" verdicts): nothing the child says
   about how it computed is believed. The child traces the call (the ATen ops it calls, at the dispatcher's
   PreDispatch key: :func:`autograder.runtime.recorder.capture_graph`) and sends the
@@ -676,9 +679,10 @@ class Sandbox:
             raise SandboxError("the worker is not running")
         return self.control
 
-    def open(self, source: str, filename: str) -> StudentProxy:
-        """A proxy for one learner file (one stage of one submission): a fresh child of its own."""
-        return StudentProxy(self, source, filename)
+    def open(self, source: str, filename: str, by_hand: bool = False) -> StudentProxy:
+        """A proxy for one learner file (one stage of one submission): a fresh child of its own; ``by_hand``: the
+        stage must be written by hand, and the child switches fused attention off before the file runs."""
+        return StudentProxy(self, source, filename, by_hand=by_hand)
 
 
 def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
 
-from ..runtime import wire
+from ..runtime import fused, wire
 from ..runtime.executor import Executor
 from .errors import (
     MissingName,
@@ -202,6 +202,7 @@ class StudentProxy:
     sandbox: Sandbox | None  # None: a LocalStudent, which answers in-process
     source: str
     filename: str
+    by_hand: bool = False  # the stage must be written by hand: fused attention is switched off in the child
     restarts: int = 0
     sock: socket.socket | None = None
     load_error: wire.ErrorInfo | None = None
@@ -232,7 +233,14 @@ class StudentProxy:
         self.key = secrets.token_bytes(32)
         # the key travels in the load request, read by the worker before the learner's module exists
         reply, _ = self._roundtrip(
-            {"op": "load", "source": self.source, "filename": self.filename, "key": self.key.hex()}, b""
+            {
+                "op": "load",
+                "source": self.source,
+                "filename": self.filename,
+                "key": self.key.hex(),
+                "by_hand": self.by_hand,
+            },
+            b"",
         )
         if not reply.get("ok"):
             self.load_error = reply.get("error")
@@ -774,6 +782,9 @@ def _describe_exit(info: wire.Exited | dict, elapsed: float, exc: BaseException)
             "SIGABRT": "it aborted",
         }.get(name, name)
         return f"your code's process died: {why}"
+    if info.get("code") in (fused.EXIT_CODE, fused.MHA_EXIT_CODE):
+        what = fused.MESSAGE if info["code"] == fused.EXIT_CODE else fused.MHA_MESSAGE
+        return f"your code reached {what}: it must be written by hand (scores, mask, softmax, weights @ v)"
     if "code" in info:
         return f"your code ended its process (exit code {info['code']}): don't call sys.exit/os._exit in a stage"
     return f"your code's process stopped answering ({exc})"

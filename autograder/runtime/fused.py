@@ -1,0 +1,65 @@
+"""Fused attention kernels switched off in a child, for a stage that must be written by hand.
+
+The graph the judge replays cannot tell code that torch generated at run time from a fused kernel (``make_fx``
+with torch's decomposition tables, in a call that is not recorded, or at import) from code written by hand: both
+are plain ops. So in such a stage the kernels themselves do not run in the child: every ATen op whose name says
+it is scaled-dot-product or flash/efficient/cudnn attention gets a kernel, on every dispatch key it has one, that
+ends the child at once with :data:`EXIT_CODE` (an exception could be caught, or lost on a thread). The judge reads
+that exit status from the zygote, not from anything the learner's process says, and names it (:data:`MESSAGE`).
+The registration's handle is leaked (one reference more, then dropped), so no Python object reaches it and
+nothing short of writing the process's memory (``ctypes``) can restore the original kernels."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+# words of the ops switched off (FORBIDDEN_WORDS of the judge, less the worker's own mark of
+# F.multi_head_attention_forward, which is plain Python and leaves a marked node in the graph instead)
+WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention")
+MESSAGE = "a fused attention kernel (scaled_dot_product_attention or one of its kernels), switched off in this stage"
+EXIT_CODE = 86  # the child's exit status when its code reached a fused kernel
+# F.multi_head_attention_forward (nn.MultiheadAttention) is plain Python; the worker's wrapper of it dispatches a
+# mark op first (recorder.mark_entry_points), switched off too, so that it is named for what it is
+MHA_MESSAGE = "nn.MultiheadAttention (F.multi_head_attention_forward), switched off in this stage"
+MHA_EXIT_CODE = 87
+_exit = os._exit  # bound before any learner code runs
+_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU", "Meta")
+
+
+def _refuse(*args, **kwargs):
+    _exit(EXIT_CODE)
+
+
+def _refuse_mha(*args, **kwargs):
+    _exit(MHA_EXIT_CODE)
+
+
+def switch_off() -> int:
+    """Switches the fused attention kernels off in this process, for good; returns how many kernels it replaced."""
+    import warnings
+
+    import torch
+
+    library = torch._C._dispatch_library("IMPL", "aten", "")
+    replaced = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns that an existing kernel is overridden: that is the point
+        for full in torch._C._dispatch_get_all_op_names():
+            if not full.startswith("aten::") or not any(word in full for word in WORDS):
+                continue
+            for key in _KEYS:
+                if torch._C._dispatch_has_kernel_for_dispatch_key(full, key):
+                    library.impl(full.split("::", 1)[1], key, _refuse)
+                    replaced += 1
+        if torch._C._dispatch_has_kernel_for_dispatch_key(
+            "autograder::multi_head_attention_forward", "CompositeExplicitAutograd"
+        ):
+            marks = torch._C._dispatch_library("IMPL", "autograder", "")
+            marks.impl("multi_head_attention_forward", "CompositeExplicitAutograd", _refuse_mha)
+            replaced += 1
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(marks))
+            del marks
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))  # never freed: the registrations outlive every reference
+    del library
+    return replaced
