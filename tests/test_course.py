@@ -48,6 +48,7 @@ def test_the_course_loads_in_manifest_order(course):
         (lambda d: d["stages"][3].update(file="../../etc/passwd"), "stages[3].file", "plain .py file name"),
         (lambda d: d["stages"][4].update(hints=[]), "stages[4].hints", "non-empty list"),
         (lambda d: d["stages"][4].pop("title"), "stages[4].title", "missing"),
+        (lambda d: d["stages"][6].update(by_hand="yes"), "stages[6].by_hand", "true or false"),
         (lambda d: d["stages"].insert(1, dict(d["stages"][0])), "stages[1].key", "appears twice"),
         (lambda d: d["stages"].insert(0, d["stages"].pop(1)), "stages[0].file", "is numbered 2 but is stage 1"),
         (lambda d: d.update(stages=[]), "stages", "missing or empty"),

@@ -1041,3 +1041,53 @@ def test_the_warm_up_never_touches_an_accelerator_before_children_are_forked():
         [sys.executable, "-c", _WARM_UP_WITH_AN_ACCELERATOR], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
+_FUSED = """
+import torch
+import torch.nn.functional as F
+
+def sdpa(q):
+    return F.scaled_dot_product_attention(q, q, q, is_causal=True)
+
+def sdpa_on_a_thread(q):
+    import threading
+    box = {}
+    def run():
+        try:
+            box["out"] = F.scaled_dot_product_attention(q, q, q)
+        except BaseException:
+            pass
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    return box.get("out", q)
+
+def mha(q):
+    m = torch.nn.MultiheadAttention(q.shape[-1], 1, batch_first=True)
+    return m(q, q, q)[0]
+"""
+
+
+def test_fused_attention_is_off_only_in_a_stage_written_by_hand(sb):
+    """A stage written by hand gets a child whose fused attention kernels end it, however they are reached (an
+    exception swallowed on a thread included) and whatever the call: the judge reads the exit status and names
+    what was reached. Other stages keep the fused kernels."""
+    q = torch.randn(1, 3, 4, dtype=torch.float64)
+    expected = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    proxy = sb.open(_FUSED, "/submission/fused.py")
+    try:
+        assert torch.allclose(proxy.call("sdpa", q).t, expected)
+    finally:
+        proxy.close()
+    for name, what in (
+        ("sdpa", "fused attention kernel"),
+        ("sdpa_on_a_thread", "fused attention kernel"),
+        ("mha", "nn.MultiheadAttention"),
+    ):
+        proxy = sb.open(_FUSED, "/submission/fused.py", by_hand=True)
+        try:
+            with pytest.raises(StudentCrashed, match=f"your code reached .*{what}.*switched off in this stage"):
+                proxy.call(name, q)
+        finally:
+            proxy.close()
