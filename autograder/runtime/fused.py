@@ -35,31 +35,39 @@ def _refuse_mha(*args, **kwargs):
     _exit(MHA_EXIT_CODE)
 
 
+_TARGETS: list[tuple[str, str, str]] = []  # (namespace, op, dispatch key) to switch off; found once per process
+
+
+def targets() -> list[tuple[str, str, str]]:
+    """The kernels :func:`switch_off` replaces, found once (the zygote does it before it forks: listing every op
+    costs milliseconds a child need not pay)."""
+    import torch
+
+    if not _TARGETS:
+        names = torch._C._dispatch_get_all_op_names()
+        for full in names:
+            if full.startswith("aten::") and any(word in full for word in WORDS):
+                for key in _KEYS:
+                    if torch._C._dispatch_has_kernel_for_dispatch_key(full, key):
+                        _TARGETS.append(("aten", full.split("::", 1)[1], key))
+        if "autograder::multi_head_attention_forward" in names:  # the worker's mark (recorder.mark_entry_points)
+            _TARGETS.append(("autograder", "multi_head_attention_forward", "CompositeExplicitAutograd"))
+    return _TARGETS
+
+
 def switch_off() -> int:
     """Switches the fused attention kernels off in this process, for good; returns how many kernels it replaced."""
     import warnings
 
     import torch
 
-    library = torch._C._dispatch_library("IMPL", "aten", "")
-    replaced = 0
+    libraries = {namespace: torch._C._dispatch_library("IMPL", namespace, "") for namespace in ("aten", "autograder")}
+    found = targets()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch warns that an existing kernel is overridden: that is the point
-        for full in torch._C._dispatch_get_all_op_names():
-            if not full.startswith("aten::") or not any(word in full for word in WORDS):
-                continue
-            for key in _KEYS:
-                if torch._C._dispatch_has_kernel_for_dispatch_key(full, key):
-                    library.impl(full.split("::", 1)[1], key, _refuse)
-                    replaced += 1
-        if torch._C._dispatch_has_kernel_for_dispatch_key(
-            "autograder::multi_head_attention_forward", "CompositeExplicitAutograd"
-        ):
-            marks = torch._C._dispatch_library("IMPL", "autograder", "")
-            marks.impl("multi_head_attention_forward", "CompositeExplicitAutograd", _refuse_mha)
-            replaced += 1
-            ctypes.pythonapi.Py_IncRef(ctypes.py_object(marks))
-            del marks
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))  # never freed: the registrations outlive every reference
-    del library
-    return replaced
+        for namespace, op, key in found:
+            libraries[namespace].impl(op, key, _refuse_mha if namespace == "autograder" else _refuse)
+    for library in libraries.values():  # never freed: the registrations outlive every reference
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))
+    del libraries
+    return len(found)

@@ -48,6 +48,7 @@ from typing import cast
 
 from .executor import Executor
 from .recorder import _make_tracer, mark_entry_points
+from .fused import targets as fused_kernels
 from .torchrefs import capture_torch, may_have_accelerator
 from .wire import (
     BATCH_LIMIT,
@@ -505,6 +506,7 @@ def warm_up() -> None:
     torch.nn.functional.dropout(x, 0.1)
     capture_torch()
     mark_entry_points()
+    fused_kernels()  # what a child of a stage written by hand switches off, found once here
     _make_tracer()
     executor = Executor()
     executor.encode(torch.ones(2, dtype=torch.float16), Blob())
