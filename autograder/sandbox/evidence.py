@@ -303,6 +303,11 @@ def _refs(value, out: list) -> list:
     return out
 
 
+def _arguments(node: dict) -> list:
+    """The node indices a call node takes as arguments, positional and keyword (none for an input or constant)."""
+    return _refs(list(node["kwargs"].values()), _refs(node["args"], [])) if node["op"] == "call" else []
+
+
 def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
     """The nodes the graph's output depends on: through arguments, and through memory. ``memory[i]`` is the set of
     storages node ``i``'s result lives in and ``writes[i]`` the storages node ``i`` changed in place, both as the
@@ -310,9 +315,7 @@ def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
     view of any kind, ``out=`` and an in-place op are seen as what they did, whatever their names or schemas say.
     A node that writes to memory a live node uses is live, with what it reads: a loop that fills a returned
     buffer through a view keeps every step."""
-    deps = [
-        _refs(n["args"], []) + _refs(list(n["kwargs"].values()), []) if n["op"] == "call" else [] for n in graph.nodes
-    ]
+    deps = [_arguments(n) for n in graph.nodes]
     writers: dict[int, list[int]] = {}  # storage -> the nodes that changed it in place
     for i, written in writes.items():
         for storage in written:
@@ -619,7 +622,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                 needs = frozenset({node["index"]})
             elif op == "call":
                 needs = frozenset().union(
-                    *(depends[j] for j in _refs(node["args"], []) + _refs(list(node["kwargs"].values()), [])),
+                    *(depends[j] for j in _arguments(node)),
                     *(written_from.get(_storage(t), frozenset()) for t, _ in before),
                 )
             else:
