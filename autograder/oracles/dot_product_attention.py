@@ -8,6 +8,7 @@ cannot run on some input (shapes that do not broadcast) is simply skipped by the
 import torch
 
 NO_MAX = "missing max subtraction (exp overflows for large logits)"
+MIN_SHIFT = "minimum subtracted instead of the maximum (exp overflows where logits along dim differ by hundreds)"
 DIM_LAST = "dim argument ignored (softmax always over the last dim)"
 DIM_ZERO = "dim argument ignored (softmax always over dim 0)"
 SUM_NORM = "sum normalisation instead of softmax (no exp)"
@@ -59,6 +60,11 @@ def context_vectors(x: torch.Tensor) -> torch.Tensor:
 
 def _naive(x, dim=-1):
     e = torch.exp(x)
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def _min_shift(x, dim=-1):
+    e = torch.exp(x - x.amin(dim=dim, keepdim=True))
     return e / e.sum(dim=dim, keepdim=True)
 
 
@@ -139,7 +145,7 @@ EXPECTED = {
 }
 MISTAKES = {
     "softmax_naive": dict(_SOFTMAX_MISTAKES),
-    "softmax_stable": {NO_MAX: _naive, **_SOFTMAX_MISTAKES, NO_KEEPDIM: _no_keepdim_shifted},
+    "softmax_stable": {NO_MAX: _naive, MIN_SHIFT: _min_shift, **_SOFTMAX_MISTAKES, NO_KEEPDIM: _no_keepdim_shifted},
     "attention_scores": _SCORE_MISTAKES,
     "attention_weights": _WEIGHT_MISTAKES,
     "context_vectors": _CONTEXT_MISTAKES,
