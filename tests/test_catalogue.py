@@ -84,6 +84,22 @@ def test_no_check_names_a_mistake_that_was_not_made(graded, path):
     assert not wrong, f"{path.name} makes {declared_mistake(path)!r}, but checks named {wrong}"
 
 
+# A layer built with the wrong bias is one mistake: the structure check finds it, and every other check judges
+# the module by the weights it holds, so it costs exactly that check (autograder.graders.attention.load_weights).
+ONE_CHECK = {
+    "multi_head_attention__out_proj_without_bias": "MultiHeadAttention: W_query, W_key, W_value are nn.Linear",
+    "multi_head_attention__qkv_bias_always_on": "MultiHeadAttention: W_query, W_key, W_value are nn.Linear",
+    "causal_attention__qkv_bias_always_off": "CausalSelfAttention: nn.Linear(d_in, head_size) projections",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_CHECK))
+def test_a_wrong_bias_costs_one_check(graded, name):
+    stage = graded[name].stage(name.split("__")[0])
+    failed = [c.name for c in stage.checks if not c.passed]
+    assert len(failed) == 1 and failed[0].startswith(ONE_CHECK[name]), failed
+
+
 # Mistakes whose symptom looks like another known mistake, which must not be named for them.
 NOT_NAMED = [("kv_cache__len_is_batch", "no ValueError past max_len")]
 

@@ -160,14 +160,22 @@ def biased(qkv_bias: bool) -> set[str]:
 
 def new_module(student, cls: str, *args, weights: dict, what: str, hint: str = "", dtype=None, **kwargs):
     """``cls(*args, **kwargs)`` built with ``seed=123``, moved to ``dtype`` and holding ``weights`` (checked as
-    :func:`load_weights` checks them), in one round trip to the learner's process."""
+    :func:`load_weights` checks them), in one round trip to the learner's process. ``handle.held``: the weights
+    it holds (see :func:`load_weights`), which the check's expected values must be computed from."""
     handle = student.new(cls, *args, seed=123, module_dtype=dtype, weights=weights, **kwargs)
-    load_weights(handle, weights, what, hint=hint)
+    handle.held = load_weights(handle, weights, what, hint=hint)
     return handle
 
 
-def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
-    """Load ``weights`` into the learner's module (buffers and anything else it keeps are left as they are).
+def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> dict:
+    """Load ``weights`` into the learner's module (buffers and anything else it keeps are left as they are) and
+    return the weights it now holds.
+
+    A bias the module lacks, or has beyond ``weights`` (a layer built with the wrong ``bias=``), is the mistake
+    its structure check names; here it costs nothing more. A missing one is left out of what the module holds,
+    an extra one is loaded as zeros, and the returned weights (``weights`` less the missing biases, a new dict:
+    ``weights`` is never changed) are the ones the module computes with. Anything else that does not fit (a
+    missing weight, a wrong shape, another extra parameter) fails the check.
 
     When the module was built with these weights (:func:`new_module`), the worker already read its state and
     loaded them if they fit; the same checks run here on the state it reported, and its error, if any, is
@@ -184,44 +192,45 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> None:
         raise learner_error(prepared["state_error"])
     else:
         state = {n: _Shape(shape if shape is not None else ()) for n, shape in prepared["state"].items()}
+
+    def layer_bias(name: str) -> bool:  # a bias whose layer's weight is there (on both sides)
+        layer = name[: -len(".bias")]
+        return name.endswith(".bias") and f"{layer}.weight" in state and f"{layer}.weight" in weights
+
     for name, w in weights.items():
         if name not in state:
-            layer = name.split(".")[0]
-            mistake = MISSING_OUT_PROJ if layer == "out_proj" else None
-            if name == "out_proj.bias" and "out_proj.weight" in state:
-                msg = f"{what} has no out_proj.bias: {OUT_PROJ_BIAS}"
-                mistake = None  # out_proj is there: only its bias is missing
-            elif name.endswith(".bias") and f"{layer}.weight" in state:
-                msg = (
-                    f"{what} has no {name}: with qkv_bias=True each projection needs a bias "
-                    f"(nn.Linear(..., bias=qkv_bias))"
-                )
-                mistake = mistake or NO_BIAS_SWITCH
-            else:
-                msg = f"{what} has no parameter {name!r} (its parameters: {', '.join(params) or 'none'})"
+            if layer_bias(name):
+                continue
+            mistake = MISSING_OUT_PROJ if name.split(".")[0] == "out_proj" else None
+            msg = f"{what} has no parameter {name!r} (its parameters: {', '.join(params) or 'none'})"
             fail(msg + (f". {hint}" if hint else ""), mistake)
         got_shape = tuple(getattr(state[name], "shape", ()))
         if got_shape != tuple(w.shape):
             fail(f"{what}: {name} has shape {got_shape}, expected {tuple(w.shape)}" + (f". {hint}" if hint else ""))
     extra = [n for n in params if n not in weights]
-    if extra:
+    if any(not layer_bias(n) for n in extra):
         fail(
             f"{what} has parameters the exercise does not ask for: {', '.join(extra)}" + (f". {hint}" if hint else ""),
-            NO_BIAS_SWITCH if all(n.endswith(".bias") for n in extra) else None,
         )
-    if prepared is not None:
+    held = {n: w for n, w in weights.items() if n in state}
+    if prepared is not None and len(held) == len(weights) and not extra:
         if prepared.get("load_error"):
             raise learner_error(prepared["load_error"])
         if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
             fail(f"{what}: the weights could not be loaded")
-        return
-    merged = {}  # the given weights, and the module's own buffers (read back) unchanged
+        return held
+    if info.get("buffers") and not any(isinstance(v, Out) for v in state.values()):
+        state = handle.state()  # only the shapes were reported: the buffers' values are needed to load them back
+    merged = {}  # the given weights, zeros for an extra bias, and the module's own buffers (read back) unchanged
     for n, v in state.items():
         if n in weights:
             merged[n] = weights[n]
+        elif n in extra:
+            merged[n] = torch.zeros(tuple(v.t.shape if isinstance(v, Out) else v.shape), dtype=F64)
         elif isinstance(v, Out):
             merged[n] = v.t
     handle.load_state(merged)
+    return held
 
 
 class _Shape:
@@ -376,7 +385,7 @@ def by_hand_module(student, cls: str, args: tuple, weights: dict, oracle_name: s
 
     try:
         handle = new_module(student, cls, *args, weights=weights, what=what)
-        return handle, lambda x: oracle.expected(oracle_name, x, weights, *extra)
+        return handle, lambda x: oracle.expected(oracle_name, x, handle.held, *extra)
     except CheckFailed:
         pass
     handle = student.new(cls, *args, seed=123)

@@ -93,4 +93,4 @@ def causal_forward(x, w: dict, n_heads: int):
         return y.view(B, T, n_heads, -1).transpose(1, 2)
 
     out = F.scaled_dot_product_attention(heads("W_query"), heads("W_key"), heads("W_value"), is_causal=True)
-    return F.linear(out.transpose(1, 2).reshape(B, T, -1), w["out_proj.weight"], w["out_proj.bias"])
+    return F.linear(out.transpose(1, 2).reshape(B, T, -1), w["out_proj.weight"], w.get("out_proj.bias"))

@@ -84,6 +84,6 @@ def torch_cross_attention(x, context, w: dict, n_heads: int, mask=None) -> torch
             mha.v_proj_weight.copy_(w["W_value.weight"])
         mha.in_proj_bias.copy_(torch.cat([w.get(f"{n}.bias", zeros) for n in ("W_query", "W_key", "W_value")]))
         mha.out_proj.weight.copy_(w["out_proj.weight"])
-        mha.out_proj.bias.copy_(w["out_proj.bias"])
+        mha.out_proj.bias.copy_(w.get("out_proj.bias", zeros))
         ignore = None if mask is None else ~mask.to(torch.bool)
         return mha.eval()(x.to(F64), context.to(F64), context.to(F64), key_padding_mask=ignore, need_weights=False)[0]

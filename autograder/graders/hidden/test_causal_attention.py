@@ -90,6 +90,7 @@ def test_random_module(student, rng):
             what=f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})",
             dtype=F64,
         )
+        w = handle.held
         x = randn(rng, 3, T, d_in)
         what = f"CausalSelfAttention({d_in}, {hs}, {L}, qkv_bias={bias})(x (3, {T}, {d_in}))"
         with explained(student, what):
@@ -111,6 +112,7 @@ def test_random_module(student, rng):
 def test_module_devices(student, rng, device):
     w = random_linear_weights(rng, qkv(4, 3), bias=False)
     handle = new_module(student, "CausalSelfAttention", 4, 3, 8, weights=w, what="CausalSelfAttention(4, 3, 8)")
+    w = handle.held
     handle.to(device, torch.float32)
     x = randn(rng, 2, 7, 4)
     what = f"CausalSelfAttention(4, 3, 8)(x non-contiguous, float32 on {device})"
@@ -153,7 +155,7 @@ def test_half(student, rng):
             dtype=dtype,
             what="CausalSelfAttention(4, 3, 8, qkv_bias=True)",
         )
-        wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
+        wh, xh = {n: rounded(t, dtype) for n, t in handle.held.items()}, rounded(x, dtype)
         what = f"CausalSelfAttention(4, 3, 8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
         with explained(student, what):
             got = handle(xh, cast=dtype)

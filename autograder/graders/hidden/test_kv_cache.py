@@ -22,7 +22,7 @@ def test_random_decoding(student, rng):
         nh = _rand_int(rng, 1, 3)
         d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), 10
         w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
-        handle, _ = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
+        handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
         chunks = [_rand_int(rng, 2, 4)]
         while sum(chunks) < L:
@@ -47,7 +47,7 @@ def test_half(student, rng):
     chunks = (3, 1, 2)
     for dtype in HALVES:
         name = str(dtype)[6:]
-        handle, _ = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=True, weights=w, dtype=dtype, hint="")
+        handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=True, weights=w, dtype=dtype, hint="")
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
         what = f"decoding x {tuple(x.shape)} {name} in chunks 3, 1, 2"
         got = decode(student, handle, xh, chunks, student.new("KVCache", L), what, d_out=d_out, cast=dtype)

@@ -138,7 +138,7 @@ def test_dropout_on_weights(student, rng):
     w = random_linear_weights(rng, layers(4, d_out), bias=biased(False))
     w["out_proj.weight"] = torch.eye(d_out, dtype=F64)  # out_proj the identity: the heads' outputs side by side
     w["out_proj.bias"] = torch.zeros(d_out, dtype=F64)
-    handle, _ = module(student, 4, d_out, nh, 8, weights=w, dropout=p, hint="")
+    handle, w = module(student, 4, d_out, nh, 8, weights=w, dropout=p, hint="")
     x = randn(rng, 2, 5, 4)
     what = f"MultiHeadAttention(4, {d_out}, n_heads={nh}, context_length=8, dropout={p})(x (2, 5, 4))"
     handle.train(False)

@@ -203,7 +203,7 @@ def test_dropout_on_weights(student, rng):
     w = random_linear_weights(rng, layers(4, 3, d_out), bias=biased(False))
     w["out_proj.weight"] = torch.eye(d_out, dtype=F64)  # out_proj the identity: the heads' outputs side by side
     w["out_proj.bias"] = torch.zeros(d_out, dtype=F64)
-    handle, _ = module(student, 4, 3, d_out, nh, dropout=drop, weights=w, hint="")
+    handle, w = module(student, 4, 3, d_out, nh, dropout=drop, weights=w, hint="")
     x, ctx = randn(rng, 3, 4, 4), randn(rng, 3, 5, 3)
     mask = _mask(_lengths(rng, 3, 5), 5)
     what = f"CrossAttention(4, 3, {d_out}, n_heads={nh}, dropout={drop})(x (3, 4, 4), context (3, 5, 3), mask)"
@@ -247,7 +247,7 @@ def test_half(student, rng):
             dtype=dtype,
             what="CrossAttention(4, 3, 6, n_heads=2, qkv_bias=True)",
         )
-        wh, xh, ch = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype), rounded(ctx, dtype)
+        wh, xh, ch = {n: rounded(t, dtype) for n, t in handle.held.items()}, rounded(x, dtype), rounded(ctx, dtype)
         what = f"CrossAttention(4, 3, 6, n_heads=2) in {name} (x, context {name}, key_padding_mask)"
         with explained(student, what):
             got = handle(xh, ch, mask, cast=dtype)

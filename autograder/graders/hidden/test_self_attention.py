@@ -23,7 +23,7 @@ def _params(student, rng, d_in, d_out, dtype=F64):
         what=f"SelfAttentionParams({d_in}, {d_out})",
         dtype=dtype,
     )
-    return handle, w
+    return handle, handle.held
 
 
 def _linear(student, rng, d_in, d_out, bias, dtype=F64):
@@ -38,7 +38,7 @@ def _linear(student, rng, d_in, d_out, bias, dtype=F64):
         what=f"SelfAttentionLinear({d_in}, {d_out}, qkv_bias={bias})",
         dtype=dtype,
     )
-    return handle, w
+    return handle, handle.held
 
 
 @check("random weights and inputs, varied shapes (T = 1, d_in != d_out and d_in == d_out, B > 1)", weight=2)

@@ -61,7 +61,7 @@ def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302
         hint=hint,
         dtype=dtype,
     )
-    return handle, w
+    return handle, handle.held
 
 
 def pair(got, what):

@@ -60,7 +60,7 @@ def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, w
         hint=hint,
         dtype=dtype,
     )
-    return handle, w
+    return handle, handle.held
 
 
 def heads_of(x, w, nh):
@@ -89,7 +89,7 @@ def torch_mha(x, w, nh):
         mha.in_proj_weight.copy_(torch.cat([w["W_query.weight"], w["W_key.weight"], w["W_value.weight"]]))
         mha.in_proj_bias.copy_(torch.cat([w.get(f"{n}.bias", zeros) for n in ("W_query", "W_key", "W_value")]))
         mha.out_proj.weight.copy_(w["out_proj.weight"])
-        mha.out_proj.bias.copy_(w["out_proj.bias"])
+        mha.out_proj.bias.copy_(w.get("out_proj.bias", zeros))
         T = x.shape[-2]
         future = torch.ones(T, T, dtype=torch.bool).triu(1)  # True = may not attend
         return mha.eval()(x, x, x, attn_mask=future, need_weights=False)[0]
@@ -226,7 +226,7 @@ def test_each_head(student):
     nh, hs = 3, 2
     w = linear_weights(layers(4, 6), bias={"out_proj"}, seed=110)
     w["out_proj.weight"], w["out_proj.bias"] = torch.eye(6, dtype=F64), torch.zeros(6, dtype=F64)
-    handle, _ = module(student, 4, 6, nh, weights=w)
+    handle, w = module(student, 4, 6, nh, weights=w)
     what = "MultiHeadAttention(4, 6, n_heads=3, context_length=8) with out_proj = identity"
     with explained(student, what):
         reply = handle(X, cast=F64, record=lambda x: oracle.expected("multi_head_attention", x, w, nh), full=True)
@@ -250,7 +250,7 @@ def test_sdpa_per_head(student):
     handle, w = module(student, 4, 8, nh, bias=True, wseed=111)
     q, k, v = heads_of(X, w, nh)
     heads = sdpa(q, k, v)  # (B, nh, T, hs)
-    expected = F.linear(torch.cat(heads.unbind(1), dim=-1), w["out_proj.weight"], w["out_proj.bias"])
+    expected = F.linear(torch.cat(heads.unbind(1), dim=-1), w["out_proj.weight"], w.get("out_proj.bias"))
     what = "MultiHeadAttention(4, 8, n_heads=4, context_length=8, qkv_bias=True)(x (2, 8, 4))"
     with explained(student, what):
         reply = handle(X, cast=F64, record=lambda x: oracle.expected("multi_head_attention", x, w, nh), full=True)

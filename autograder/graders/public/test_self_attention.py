@@ -200,6 +200,7 @@ def test_linear_values(student):
     for bias, d_out in ((False, 3), (True, 5)):
         w = linear_weights(qkv(4, d_out), bias=bias, seed=63 + d_out)
         handle = linear_module(student, 4, d_out, bias, w)
+        w = handle.held
         what = f"SelfAttentionLinear(4, {d_out}, qkv_bias={bias})(x (2, 5, 4))"
         with explained(student, what):
             got = handle(X, cast=F64)
@@ -245,6 +246,7 @@ def test_gradients(student):
         )
     w = linear_weights(qkv(4, 3), bias=True, seed=68)
     handle = linear_module(student, 4, 3, True, w)
+    w = handle.held
     what = "SelfAttentionLinear(4, 3, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
         grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
@@ -281,6 +283,7 @@ def test_meta(student, device):
         ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
         ("SelfAttentionLinear", linear_module(student, 4, 3, False, w_linear), "self_attention_linear", w_linear),
     ):
+        w = handle.held
         # (B, T, d_in) in each dtype, and one sequence (T, d_in): x.unsqueeze_(0) would change the caller's x
         for x, dtype in [(X, dtype) for dtype in dtypes] + [(X[0], torch.float32)]:
             handle.to(device, dtype)
@@ -298,6 +301,7 @@ def test_precision(student):
         ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
         ("SelfAttentionLinear", linear_module(student, 4, 3, True, w_linear), "self_attention_linear", w_linear),
     ):
+        w = handle.held
         what = f"{cls}(4, 3) in float64 (x float64)"
         with explained(student, what):
             got = handle(X, cast=F64)
