@@ -14,7 +14,7 @@ from autograder.graders.attention import (
     random_linear_weights,
     sdpa,
 )
-from autograder.graders.inputs import randn, rounded
+from autograder.graders.inputs import fixed, randn, rounded
 
 STAGE = "causal_attention"
 F64 = torch.float64
@@ -133,17 +133,29 @@ def test_module_devices(student, rng, device):
     )
 
 
-@check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
+# The last key's score with every earlier query is about 99: a future score whose exp overflows float16 and
+# bfloat16 (it stays in range only after -inf has taken it out, or after a shift by the visible maximum), where
+# every visible score is 0. Fixed, so that an exp taken before masking fails for every seed, not for some.
+_FAR_FUTURE = (
+    torch.ones(1, 4, 2, dtype=F64),
+    torch.tensor([[[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [70.0, 70.0]]], dtype=F64),
+    fixed(1, 4, 3, seed=137),
+)
+
+
+@check("float16 and bfloat16 (CPU): fill with -inf before softmax, not a large negative number that overflows")
 def test_half(student, rng):
     q, k, v = _qkv(rng, (2,), 6, 4, 3)
     w = random_linear_weights(rng, qkv(4, 3), bias=True)
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
-        qh, kh, vh = (rounded(z, dtype) for z in (q, k, v))
-        what = f"causal_attention(q, k, v {str(dtype)[6:]})"
-        with explained(student, what):
-            got = student.call("causal_attention", qh, kh, vh, cast=dtype)
-        expect_half(got, sdpa(qh, kh, vh), dtype, what=what, mistakes=oracle.mistakes("causal_attention", qh, kh, vh))
+        for (qd, kd, vd), note in (((q, k, v), ""), (_FAR_FUTURE, ", a future score of 99")):
+            qh, kh, vh = (rounded(z, dtype) for z in (qd, kd, vd))
+            what = f"causal_attention(q, k, v {str(dtype)[6:]}{note})"
+            with explained(student, what):
+                got = student.call("causal_attention", qh, kh, vh, cast=dtype)
+            mistakes = oracle.mistakes("causal_attention", qh, kh, vh)
+            expect_half(got, sdpa(qh, kh, vh), dtype, what=what, mistakes=mistakes)
         handle = new_module(
             student,
             "CausalSelfAttention",
