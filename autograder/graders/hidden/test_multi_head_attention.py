@@ -150,19 +150,36 @@ def test_dropout_on_weights(student, rng):
     expect_dropout_in_training(student, handle, (x,), expected, heads, p, what)
 
 
-@check("float16 and bfloat16 (CPU): fill with -inf, not a large negative number that overflows")
+# Identity projections and one head: the last step's key scores about 99 with every earlier query (a future score
+# whose exp overflows float16 and bfloat16), every visible score about 1.4. Fixed, so that an exp taken before
+# masking fails for every seed.
+_EYE = torch.eye(2, dtype=F64)
+_FAR_FUTURE_W = {
+    **{f"{n}.weight": _EYE for n in ("W_query", "W_key", "W_value", "out_proj")},
+    "out_proj.bias": torch.zeros(2, dtype=F64),
+}
+_FAR_FUTURE_X = torch.tensor([[[1.0, 1.0], [1.0, -1.0], [1.0, 1.0], [70.0, 70.0]]], dtype=F64)
+
+
+@check("float16 and bfloat16 (CPU): fill with -inf before softmax, not a large negative number that overflows")
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
         handle, w = _module(student, rng, 4, 6, 2, 8, True, dtype=dtype)
-        wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
-        what = f"MultiHeadAttention(4, 6, n_heads=2, context_length=8) in {str(dtype)[6:]} (x {str(dtype)[6:]})"
-        with explained(student, what):
-            got = handle(xh, cast=dtype)
-        expect_half(
-            got,
-            oracle.expected("multi_head_attention", xh, wh, 2),
-            dtype,
-            what=what,
-            mistakes=oracle.mistakes("multi_head_attention", xh, wh, 2),
-        )
+        far, w_far = module(student, 2, 2, 1, 8, dtype=dtype, weights=_FAR_FUTURE_W, hint="")
+        for h, wd, xd, note in ((handle, w, x, ""), (far, w_far, _FAR_FUTURE_X, ", a future score of 99")):
+            wh, xh = {n: rounded(t, dtype) for n, t in wd.items()}, rounded(xd, dtype)
+            nh = 2 if h is handle else 1
+            what = (
+                f"MultiHeadAttention({xh.shape[-1]}, {wh['out_proj.weight'].shape[0]}, n_heads={nh}, context_length=8)"
+                f" in {str(dtype)[6:]} (x {str(dtype)[6:]}{note})"
+            )
+            with explained(student, what):
+                got = h(xh, cast=dtype)
+            expect_half(
+                got,
+                oracle.expected("multi_head_attention", xh, wh, nh),
+                dtype,
+                what=what,
+                mistakes=oracle.mistakes("multi_head_attention", xh, wh, nh),
+            )
