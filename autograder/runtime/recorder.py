@@ -260,7 +260,11 @@ def _make_tracer() -> None:
                     self.n_constants += 1
                     self.n_elements += value.numel()
                     if self.n_constants > GRAPH_CONSTANT_LIMIT or self.n_elements > GRAPH_CONSTANT_ELEMENTS:
-                        raise _TraceError("the traced code holds too many or too large tensors")
+                        raise _TraceError(
+                            "the traced code holds more tensors it did not make in the call than the autograder "
+                            f"reads back ({GRAPH_CONSTANT_LIMIT} tensors, {GRAPH_CONSTANT_ELEMENTS} elements in all: "
+                            "a table built beforehand for far more steps than the call needs, for instance)"
+                        )
                     node = self.add({"op": "constant", "value": self.encode(value)})
                     self.ids[id(value)] = (ref(value), node)
                 return {"ref": node}

@@ -75,13 +75,13 @@ _to_copy _unsafe_view __and__ __or__ __xor__
 """.split()
 )
 # more pure tensor math, named apart from the list above only because it is rarer in this course: sorting,
-# norms, index ranges, cumulative extrema, a tensor's value read as a number (``.item()``, ``bool(t)``: what the
-# code does with the number is not in the graph, so a replay on fresh inputs catches a value it depended on);
-# ``empty`` is replayed as ``zeros`` (see _UNINITIALISED)
+# norms, index ranges (``torch.range`` too, deprecated but still torch), cumulative extrema, a tensor's value read
+# as a number (``.item()``, ``bool(t)``: what the code does with the number is not in the graph, so a replay on
+# fresh inputs catches a value it depended on); ``empty`` is replayed as ``zeros`` (see _UNINITIALISED)
 MORE_ALLOWED = frozenset(
     """
 _local_scalar_dense aminmax argsort count_nonzero cummax cummin empty index_copy isneginf isposinf
-linalg_vector_norm linspace logspace nansum sort topk tril_indices triu_indices
+linalg_vector_norm linspace logspace nansum range sort topk tril_indices triu_indices
 alias_copy block_diag bucketize can_cast constant_pad_nd detach_copy expand_copy glu index_reduce
 lift_fresh log_sigmoid_forward logcumsumexp masked_select nonzero permute_copy promote_types
 reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d result_type rot90 scatter_reduce searchsorted

@@ -134,7 +134,8 @@ def test_vectorised(student):
                 f"the autograder could not verify which tensor operations causal_mean_matmul ran for T={T}: {why}. "
                 "It traces your call and replays the operations, which must give your answer, also on other "
                 "inputs; compute with torch operations only (no numpy, no .item(), no Python numbers taken out "
-                "of tensors, no torch.vmap) so that vectorisation can be checked"
+                "of tensors, no torch.vmap) and keep what the call reads from outside it small, so that "
+                "vectorisation can be checked"
             )
     grows = max(counts[LONG], counts[LONGEST]) > counts[4]
     if grows or max(counts.values()) >= LONG:

@@ -1,0 +1,16 @@
+"""CORRECT: the lower triangle's (row, column) indices from one-argument torch.where, filled with 1/(row+1) on a
+table of zeros; the counts from torch.range. torch.where(mask) is nonzero(), which the meta device lacks: asked
+for device="meta", this code raises, which costs nothing (it honours device= everywhere else)."""
+import torch
+
+
+def causal_mean_weights(T, *, device=None, dtype=None):
+    w = torch.zeros(T, T, device=device, dtype=dtype)
+    rows, cols = torch.where(torch.ones(T, T, dtype=torch.bool, device=device).tril())
+    steps = torch.range(1, T, device=device, dtype=w.dtype)  # 1, 2, ..., T (both ends included)
+    w[rows, cols] = 1.0 / steps[rows]
+    return w
+
+
+def causal_mean_matmul(x):
+    return causal_mean_weights(x.shape[-2], device=x.device, dtype=x.dtype) @ x
