@@ -4,6 +4,7 @@ values at the tolerance of the dtype asked for."""
 from __future__ import annotations
 
 import sys
+import warnings
 
 import pytest
 import torch
@@ -168,14 +169,25 @@ def _idioms(x):
     blocks = F.pad(x, (0, 0, 0, T % 2)).unfold(-2, 2, 2)  # unfold: (..., T/2, C, 2)
     extra = torch.logcumsumexp(x, -2).sum() + blocks.sum() + torch.masked_select(x, x > 0).sum()
     extra = extra + torch.block_diag(x[0, :2, :2], x[0, :1, :1]).sum()
-    return acc + extra * 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.range is deprecated, but still torch
+        steps = torch.range(1, T, dtype=x.dtype)
+    return acc + extra * 0 + steps[:, None] * 0
 
 
 def test_pure_ops_that_are_not_tensor_math_are_replayed():
     data, blob = _trace(_idioms, Q)
     graph = evidence.parse(data, blob)
     targets = {n["target"].split(".")[1] for n in graph.calls()}
-    assert {"pad", "zero_", "unfold", "logcumsumexp", "masked_select", "block_diag"} <= targets  # pad: constant_pad_nd
+    assert {
+        "pad",
+        "zero_",
+        "unfold",
+        "logcumsumexp",
+        "masked_select",
+        "block_diag",
+        "range",
+    } <= targets  # pad: constant_pad_nd
     assert {"promote_types", "can_cast"} <= targets
     fresh = evidence.fresh_like(Q)
     assert torch.allclose(evidence.replay(graph, [fresh]), _idioms(fresh))

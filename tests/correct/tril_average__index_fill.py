@@ -1,5 +1,5 @@
 """CORRECT: the lower triangle's (row, column) indices from one-argument torch.where, filled with 1/(row+1) on a
-table of zeros; the counts from torch.range. torch.where(mask) is nonzero(), which the meta device lacks: asked
+table of zeros. torch.where(mask) is nonzero(), which the meta device lacks: asked
 for device="meta", this code raises, which costs nothing (it honours device= everywhere else)."""
 import torch
 
@@ -7,7 +7,7 @@ import torch
 def causal_mean_weights(T, *, device=None, dtype=None):
     w = torch.zeros(T, T, device=device, dtype=dtype)
     rows, cols = torch.where(torch.ones(T, T, dtype=torch.bool, device=device).tril())
-    steps = torch.range(1, T, device=device, dtype=w.dtype)  # 1, 2, ..., T (both ends included)
+    steps = torch.arange(1, T + 1, device=device, dtype=w.dtype)  # 1, 2, ..., T
     w[rows, cols] = 1.0 / steps[rows]
     return w
 
