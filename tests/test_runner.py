@@ -317,26 +317,3 @@ def test_the_values_shown_start_at_the_first_difference():
     assert "first at index (10,)" in lines[0]
     assert lines[1].strip() == "expected [..., 9, 10, 11, 12, 13, 14, ...]"
     assert lines[2].strip() == "got      [..., 9, -1, 11, 12, 13, 14, ...]"
-
-
-def test_a_tensor_on_the_meta_device_comes_back_as_its_shape_and_dtype():
-    """What ``device="meta"`` makes travels as a shape and a dtype (it has no values); a malformed record of one is
-    a protocol violation, and a check that wants values says that none came back."""
-    import pytest
-    import torch
-
-    from autograder.checks import CheckFailed, as_tensor
-    from autograder.runtime.executor import Executor
-    from autograder.runtime.wire import Blob
-    from autograder.sandbox.errors import ProtocolViolation
-    from autograder.sandbox.proxy import _decode_reply_value
-    from autograder.sandbox.values import OnMeta
-
-    blob = Blob()
-    record = Executor().encode(torch.ones(2, 3, device="meta", dtype=torch.float64), blob)
-    assert _decode_reply_value(record, blob.bytes()) == OnMeta((2, 3), "float64")
-    for bad in ({"__meta__": [-1]}, {"__meta__": "2x3"}, {"__meta__": [2.5]}, {"__meta__": [1] * 17}):
-        with pytest.raises(ProtocolViolation):
-            _decode_reply_value(bad, b"")
-    with pytest.raises(CheckFailed, match="meta device"):
-        as_tensor(OnMeta((2, 3), "float64"), "f(x)")

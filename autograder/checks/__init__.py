@@ -22,8 +22,7 @@ from typing import Iterator, NoReturn
 import numpy as np
 import torch
 
-from ..sandbox.errors import NotImplementedYet, StudentCodeError
-from ..sandbox.values import OnMeta, Opaque, Out
+from ..sandbox.values import Opaque, Out
 
 # One table of tolerances per dtype, chosen from the dtype the check asked for (never the one returned):
 # (rtol, atol), where atol is relative to the largest magnitude of the expected value (at least 1), so that a
@@ -161,8 +160,6 @@ def as_tensor(got, what: str) -> Out:
         return Out(got, str(got.dtype).replace("torch.", ""), "cpu")
     if isinstance(got, Opaque):
         fail(f"{what}: expected a tensor, got {got.description}")
-    if isinstance(got, OnMeta):
-        fail(f"{what}: expected a tensor with values, got one on the meta device (shape {got.shape}, no values)")
     if isinstance(got, tuple) and got and isinstance(got[0], Out):
         fail(f"{what}: expected a single tensor, got a tuple of {len(got)} values")
     fail(f"{what}: expected a tensor, got {type(got).__name__} {str(got)[:60]}")
@@ -195,32 +192,6 @@ def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tens
             )
     credited(out, expected, what, mistakes, dtype=dtype)
     return out
-
-
-DEVICE_IGNORED = "device argument ignored (the tensor is made on the default device)"
-
-
-def expect_device_honoured(student, name: str, *args, what: str, dtype=None, **kwargs) -> None:
-    """``name(*args, device="meta", dtype=dtype, **kwargs)`` makes its tensor on the meta device, as it makes it on
-    every device it is given: a function that ignores ``device=`` is caught on any machine, also one whose only
-    device is the CPU, where every other device check passes whatever it does. Code that honours ``device=`` but
-    uses an op the meta device lacks (``.item()``) raises there: that proves nothing, and costs nothing."""
-    call_kwargs = dict(kwargs, device="meta", **({"dtype": dtype} if dtype is not None else {}))
-    try:
-        got = student.call(name, *args, **call_kwargs)
-    except (StudentCodeError, NotImplementedYet):  # torch raises NotImplementedError for ops meta lacks (nonzero)
-        return
-    if isinstance(got, OnMeta):
-        want = str(dtype).replace("torch.", "") if dtype is not None else None
-        if want is not None and got.dtype != want:
-            fail(f"{what}: expected dtype {want}, got {got.dtype}: pass dtype= to the tensor you create")
-        return
-    out = as_tensor(got, what)
-    fail(
-        f"{what}: the tensor came back on {out.device}, not on the device asked for (meta): pass device= to the "
-        "function that creates it (torch.ones(..., device=device)), or move it there with .to(device)",
-        DEVICE_IGNORED,
-    )
 
 
 def _f64(t: torch.Tensor) -> torch.Tensor:

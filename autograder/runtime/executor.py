@@ -193,8 +193,6 @@ class Executor:
                     x = t.as_subclass(x, t.Tensor)
                 dtype_name = str(x.dtype).replace("torch.", "")
                 device = str(x.device)
-                if device == "meta":  # no values to send: what the judge asked a device= argument for
-                    return {"__meta__": [int(d) for d in x.shape][:16], "dtype": dtype_name}
                 x = t.cpu(x)
                 if x.dtype in t.halves:
                     x = t.to(x, t.torch.float32)

@@ -29,7 +29,7 @@ from .errors import (
     learner_error,
     load_failure,
 )
-from .values import Call, OnMeta, Opaque, Out
+from .values import Call, Opaque, Out
 
 if TYPE_CHECKING:
     from .host import Sandbox
@@ -67,11 +67,6 @@ def _decode_reply_value(value, blob: bytes, depth: int = 0):
             return tuple(_decode_reply_value(v, blob, depth + 1) for v in items)
         if "__repr__" in value:
             return Opaque(str(value["__repr__"])[:200])
-        if "__meta__" in value:
-            shape = value["__meta__"]
-            if not (isinstance(shape, list) and len(shape) <= 16 and all(type(d) is int and d >= 0 for d in shape)):
-                raise ProtocolViolation("bad meta record")
-            return OnMeta(tuple(shape), str(value.get("dtype", ""))[:40])
         if "__dtype__" in value:
             dtype = getattr(torch, str(value["__dtype__"]), None)
             if not isinstance(dtype, torch.dtype):

@@ -1,5 +1,5 @@
 """What comes back from learner code, as graders see it: a tensor's values (:class:`Out`), or a description of
-something that is not data (:class:`Opaque`), a tensor made on the meta device (:class:`OnMeta`). Plain values (numbers, strings, containers) come back as they are.
+something that is not data (:class:`Opaque`). Plain values (numbers, strings, containers) come back as they are.
 And what graders send in one round trip: several calls (:class:`Call`, ``student.call_all``).
 
 Made by the judge's proxy (:mod:`autograder.sandbox.proxy`) from the child's reply; graders and :mod:`autograder.checks`
@@ -27,15 +27,6 @@ class Out:
     @property
     def shape(self) -> tuple:
         return tuple(self.t.shape)
-
-
-@dataclass
-class OnMeta:
-    """A tensor that came back on the meta device (shape and dtype, no values): what a function given
-    ``device="meta"`` makes when it honours its ``device=`` argument."""
-
-    shape: tuple
-    dtype: str
 
 
 @dataclass

@@ -1,6 +1,5 @@
 """CORRECT: the future's indices from nonzero(as_tuple=True), set to -inf on a table of zero scores, then
-F.softmax. nonzero is an op the meta device lacks: asked for device="meta", masked_uniform_weights raises, which
-costs nothing."""
+F.softmax."""
 import torch
 import torch.nn.functional as F
 

@@ -1,6 +1,5 @@
-"""CORRECT: the lower triangle's (row, column) indices from one-argument torch.where, filled with 1/(row+1) on a
-table of zeros. torch.where(mask) is nonzero(), which the meta device lacks: asked
-for device="meta", this code raises, which costs nothing (it honours device= everywhere else)."""
+"""CORRECT: the lower triangle's (row, column) indices from one-argument torch.where (nonzero), filled with
+1/(row+1) on a table of zeros."""
 import torch
 
 
