@@ -226,7 +226,7 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> dict:
         if n in weights:
             merged[n] = weights[n]
         elif n in extra:
-            merged[n] = torch.zeros(tuple(v.t.shape if isinstance(v, Out) else v.shape), dtype=F64)
+            merged[n] = torch.zeros(v.shape, dtype=F64)
         elif isinstance(v, Out):
             merged[n] = v.t
     handle.load_state(merged)

@@ -622,6 +622,7 @@ class ModuleHandle:
     info: dict
     prepared: wire.Prepared | None = None  # what ``new(..., weights=w)`` did with ``w`` (state shapes, load error)
     prepared_for: dict | None = None  # that ``w``
+    held: dict | None = None  # the weights the module holds once loaded (autograder.graders.attention.load_weights)
 
     def __call__(
         self,
