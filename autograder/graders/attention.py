@@ -178,8 +178,9 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> dict:
     missing weight, a wrong shape, another extra parameter) fails the check.
 
     When the module was built with these weights (:func:`new_module`), the worker already read its state and
-    loaded them if they fit; the same checks run here on the state it reported, and its error, if any, is
-    raised where the separate calls would have raised it."""
+    loaded them if they fit exactly (the proxy checks that they do, on the state reported: ``prepared["loaded"]``);
+    the same checks run here on that state, and the worker's error, if any, is raised where the separate calls
+    would have raised it."""
     info = handle.info
     params = sorted(info.get("params", {}))
     prepared = handle.prepared if handle.prepared_for is weights else None
@@ -213,11 +214,9 @@ def load_weights(handle, weights: dict, what: str, *, hint: str = "") -> dict:
             f"{what} has parameters the exercise does not ask for: {', '.join(extra)}" + (f". {hint}" if hint else ""),
         )
     held = {n: w for n, w in weights.items() if n in state}
-    if prepared is not None and len(held) == len(weights) and not extra:
-        if prepared.get("load_error"):
-            raise learner_error(prepared["load_error"])
-        if not prepared.get("loaded"):  # the worker found a mismatch the checks above did not: never silently
-            fail(f"{what}: the weights could not be loaded")
+    if prepared is not None and prepared.get("load_error"):  # they fit, and the learner's module refused them
+        raise learner_error(prepared["load_error"])
+    if prepared is not None and prepared.get("loaded"):  # they fit (the proxy checked), and were loaded
         return held
     if info.get("buffers") and not any(isinstance(v, Out) for v in state.values()):
         state = handle.state()  # only the shapes were reported: the buffers' values are needed to load them back

@@ -13,7 +13,6 @@ from builtins import (  # noqa: A004 - shadowing on purpose
     RuntimeError,
     SyntaxError,
     ValueError,
-    all,
     bool,
     bytes,
     compile,
@@ -57,6 +56,7 @@ from .wire import (
     Where,
     decode_array,
     encode_array,
+    weights_fit,
 )
 
 
@@ -360,8 +360,8 @@ class Executor:
     def _prepare(self, module, info: dict, req: NewRequest, blob: bytes, reply: Reply) -> None:
         """What the judge would do next with a new module, in the same request: ``module.to(dtype=...)``
         (an error fails the request, as it would fail that call), then read its state and load the given
-        weights. The load happens only when the weights fit (same names and shapes, nothing left over), which is
-        exactly when the judge, checking the state it gets back, would have asked for it; an error reading the
+        weights. The load happens only when the weights fit (:func:`~.wire.weights_fit`, the rule the judge
+        applies to the state it gets back, and then takes this load as its own); an error reading the
         state or loading is returned for the judge to raise where the separate call would have raised it."""
         t = self.t
         if req.get("module_dtype") is not None:
@@ -382,10 +382,7 @@ class Executor:
             else:
                 state = {n: None for n in info.get("params", {})}
                 shapes = {n: p["shape"] for n, p in info.get("params", {}).items()}
-            fits = all(n in shapes and shapes[n] == [int(d) for d in w.shape] for n, w in weights.items()) and all(
-                n in weights for n in info.get("params", {})
-            )
-            if fits:
+            if weights_fit(shapes, weights, info.get("params", {})):
                 merged = {
                     n: (weights[n] if n in weights else v)
                     for n, v in state.items()

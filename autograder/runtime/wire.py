@@ -40,7 +40,7 @@ import os
 import socket
 import struct
 import time
-from typing import Any, Literal, Mapping, TypedDict, Union
+from typing import Any, Iterable, Literal, Mapping, TypedDict, Union
 
 
 MAGIC_LIMIT = 64 * 1024 * 1024  # largest frame either side accepts (bytes of JSON or of arrays)
@@ -196,6 +196,17 @@ class ErrorInfo(TypedDict, total=False):
     type: str  # the exception's class name (or MissingName, OutputTooLarge, ProtocolError)
     message: str
     where: Where | None
+
+
+def weights_fit(shapes: Mapping[str, Any], weights: Mapping[str, Any], params: Iterable[str]) -> bool:
+    """The rule, used on both sides, for loading given ``weights`` as they are: each is in the module's state with
+    the same shape (``shapes``: state name -> shape as a list, None for a non-tensor entry) and every parameter
+    of the module (``params``) is among them. The worker loads weights that fit in the "new" request itself; the
+    judge, seeing that they fit, takes that load as its own (and loads a bias the module lacks or has beyond them
+    itself, in another request)."""
+    return all(n in shapes and shapes[n] == [int(d) for d in w.shape] for n, w in weights.items()) and all(
+        n in weights for n in params
+    )
 
 
 class Prepared(TypedDict, total=False):

@@ -530,8 +530,20 @@ class StudentProxy:
         if not isinstance(info, dict) or "handle" not in info:
             raise StudentCodeError({"type": "TypeError", "message": f"{cls}(...) did not construct an object"})
         handle = ModuleHandle(self, info["handle"], info)
-        if weights is not None and isinstance(reply.get("prepared"), dict):
-            handle.prepared, handle.prepared_for = reply["prepared"], weights
+        prepared = reply.get("prepared")
+        if weights is not None and isinstance(prepared, dict):
+            # the worker loads weights only when they fit exactly; "loaded" is believed only when they do fit
+            # the state it reports (the same rule, here): otherwise the judge loads them itself
+            state = prepared.get("state")
+            if isinstance(state, dict):
+                shapes = dict(state)
+            else:
+                shapes = {n: p.get("shape") for n, p in (info.get("params") or {}).items() if isinstance(p, dict)}
+            fits = wire.weights_fit(shapes, weights, info.get("params") or {})
+            prepared["loaded"] = prepared.get("loaded") is True and fits
+            if not fits:
+                prepared.pop("load_error", None)  # no load was asked for: an error of one is not the learner's
+            handle.prepared, handle.prepared_for = prepared, weights
         return handle
 
     def has(self, *names: str) -> dict:
