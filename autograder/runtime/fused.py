@@ -3,7 +3,7 @@
 The graph the judge replays cannot tell code that torch generated at run time from a fused kernel (``make_fx``
 with torch's decomposition tables, in a call that is not recorded, or at import) from code written by hand: both
 are plain ops. So in such a stage the kernels themselves do not run in the child: every ATen op whose name says
-it is scaled-dot-product or flash/efficient/cudnn attention gets a kernel, on every dispatch key it has one, that
+it is an attention kernel (:data:`WORDS`) gets a kernel, on every dispatch key it has one, that
 ends the child at once with :data:`EXIT_CODE` (an exception could be caught, or lost on a thread). The judge reads
 that exit status from the zygote, not from anything the learner's process says, and names it (:data:`MESSAGE`).
 The registration's handle is leaked (one reference more, then dropped), so no Python object reaches it and
@@ -14,10 +14,15 @@ from __future__ import annotations
 import ctypes
 import os
 
-# words of the ops switched off (FORBIDDEN_WORDS of the judge, less the worker's own mark of
-# F.multi_head_attention_forward, which is plain Python and leaves a marked node in the graph instead)
-WORDS = ("scaled_dot_product", "flash_attention", "efficient_attention", "cudnn_attention")
-MESSAGE = "a fused attention kernel (scaled_dot_product_attention or one of its kernels), switched off in this stage"
+# words of the ATen ops switched off, the judge's FORBIDDEN_WORDS too: every ATen op whose name holds "attention"
+# is a fused attention kernel or entry point (scaled_dot_product_attention and its flash, efficient, cudnn and
+# math kernels, _native_multi_head_attention (nn.MultiheadAttention's fast path), the _triton_ ones, ...), and the
+# transformer layer's fused forward runs one inside
+WORDS = ("attention", "transformer_encoder_layer")
+MESSAGE = (
+    "a fused attention kernel (scaled_dot_product_attention, nn.MultiheadAttention's fast path, or one of their "
+    "kernels), switched off in this stage"
+)
 EXIT_CODE = 86  # the child's exit status when its code reached a fused kernel
 # F.multi_head_attention_forward (nn.MultiheadAttention) is plain Python; the worker's wrapper of it dispatches a
 # mark op first (recorder.mark_entry_points), switched off too, so that it is named for what it is
