@@ -377,7 +377,8 @@ def by_hand_module(student, cls: str, args: tuple, weights: dict, oracle_name: s
     :func:`autograder.sandbox.evidence.verify`). Built holding the judge's ``weights`` when its parameters take
     them: the reference is then the judge's alone, whatever the learner's process says about its state. A module
     whose parameters do not (one that wraps nn.MultiheadAttention has others) keeps its own weights, read back from
-    its process (only numbers: the reference is computed here); a state that cannot be read is not evidence."""
+    its process (only numbers: the reference is computed here); a state that cannot be read, or that holds a weight
+    that is not finite (whose reference any NaN would match), is not evidence."""
     from autograder import oracle
     from autograder.checks import CheckFailed
     from autograder.sandbox.errors import StudentFailure
@@ -398,6 +399,12 @@ def by_hand_module(student, cls: str, args: tuple, weights: dict, oracle_name: s
             forfeit=True,
         )
     own = {name: value.t.to(F64) for name, value in state.items() if isinstance(value, Out)}
+    odd = [name for name, value in own.items() if value.is_floating_point() and not bool(value.isfinite().all())]
+    if odd:  # a reference of NaN is matched by any NaN: it verifies nothing
+        fail(
+            f"{what} holds weights that are not finite numbers ({', '.join(sorted(odd))}), so how it computes "
+            "cannot be verified. Keep the parameters the exercise asks for, created as the stub says"
+        )
     return handle, lambda x: oracle.expected(oracle_name, x, own, *extra)
 
 
