@@ -247,6 +247,30 @@ PROBES = FORK_LOOP + textwrap.dedent("""
                               ctypes.c_long(-4))
         return serial > 0
 
+    def _persistent_keyring(libc, keyctl):
+        import ctypes
+        libc.syscall.restype = ctypes.c_long
+        # KEYCTL_GET_PERSISTENT of the caller's uid, linked into its session keyring (-3)
+        return libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(22), ctypes.c_long(-1), ctypes.c_long(-3))
+
+    def leave_persistent_key(x):
+        import ctypes
+        libc, (add_key, keyctl) = _keyctl()
+        ring = _persistent_keyring(libc, keyctl)
+        if ring <= 0:
+            return None  # this kernel has no persistent keyrings
+        serial = libc.syscall(ctypes.c_long(add_key), b"user", b"kept", b"left by student A", ctypes.c_long(17),
+                              ctypes.c_long(ring))
+        return serial > 0
+
+    def find_persistent_key(x):
+        import ctypes
+        libc, (_, keyctl) = _keyctl()
+        ring = _persistent_keyring(libc, keyctl)
+        found = libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(10), ctypes.c_long(ring), b"user", b"kept",
+                             ctypes.c_long(0))  # KEYCTL_SEARCH in the persistent keyring
+        return found > 0
+
     def find_key(x):
         import ctypes
         libc, (_, keyctl) = _keyctl()
@@ -440,6 +464,19 @@ def test_a_key_one_child_stores_in_its_user_keyring_is_gone_for_the_next(bwrap_s
         pytest.skip("the children have no uid of their own (not root): their user keyring is the judge's")
     assert _call(bwrap_sb, "leave_key", 0) is True
     assert _call(bwrap_sb, "find_key", 0) is False
+
+
+def test_a_key_one_child_stores_in_its_persistent_keyring_is_gone_for_the_next(bwrap_sb):
+    """The persistent keyring of a uid outlives its processes for days (persistent_keyring_expiry)."""
+    if os.uname().machine not in ("x86_64", "aarch64"):
+        pytest.skip("keyctl's syscall number is known here for x86_64 and aarch64 only")
+    if bwrap_sb.uid is None:
+        pytest.skip("the children have no uid of their own (not root): their keyrings are the judge's")
+    left = _call(bwrap_sb, "leave_persistent_key", 0)
+    if left is None:
+        pytest.skip("this kernel has no persistent keyrings")
+    assert left is True
+    assert _call(bwrap_sb, "find_persistent_key", 0) is False
 
 
 def test_a_tree_deeper_than_any_recursion_is_wiped_and_the_zygote_lives_on(bwrap_sb):

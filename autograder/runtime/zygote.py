@@ -268,19 +268,24 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219}  # keyctl(2)'s syscall number (glibc h
 
 def _fresh_keyrings(own_uid: bool) -> None:
     """Kernel keyrings are not files: what one child stores there (add_key) outlives it. A new, empty session
-    keyring for this child; with a uid of the children's own (``own_uid``), also the uid's user keyrings
-    emptied, which the previous child of this slot may have filled (never the judge's own: without a uid of the
-    children's, they are left alone). Best effort where keyctl is unavailable (it then fails for the learner
-    too)."""
+    keyring for this child; with a uid of the children's own (``own_uid``), also every keyring of that uid that
+    outlives a process emptied (its user and user-session keyrings, and its persistent keyring, kept by the
+    kernel for days), which the previous child of this slot may have filled (never the judge's own: without a
+    uid of the children's, they are left alone). Best effort where keyctl is unavailable (it then fails for the
+    learner too) or a kernel has no persistent keyrings."""
     import ctypes
 
     nr = _KEYCTL.get(os.uname().machine)
     if nr is None:
         return
     syscall = _libc().syscall
+    syscall.restype = ctypes.c_long
     syscall(ctypes.c_long(nr), ctypes.c_long(1), ctypes.c_long(0))  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
     if own_uid:
-        for ring in (-4, -5):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
+        # KEYCTL_GET_PERSISTENT(own uid), linked into the new session keyring so that this process may clear it
+        persistent = syscall(ctypes.c_long(nr), ctypes.c_long(22), ctypes.c_long(-1), ctypes.c_long(-3))
+        rings = (-4, -5) + ((persistent,) if persistent > 0 else ())  # KEY_SPEC_USER(_SESSION)_KEYRING
+        for ring in rings:
             syscall(ctypes.c_long(nr), ctypes.c_long(7), ctypes.c_long(ring))  # KEYCTL_CLEAR
 
 
