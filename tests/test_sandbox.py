@@ -203,6 +203,9 @@ PROBES = FORK_LOOP + textwrap.dedent("""
     import torch
     import torch.nn.functional as F
 
+    def echo(x):
+        return x
+
     def inside(x):
         def can_read(path):
             try:
@@ -1134,3 +1137,31 @@ def test_fused_attention_is_off_only_in_a_stage_written_by_hand(sb):
         finally:
             proxy.close()
     assert fused_works()
+
+
+def test_an_error_of_the_judge_between_replies_of_a_batch_is_not_the_learners(sb, monkeypatch):
+    """When the judge fails while reading a batch's answers (its own bug), the replies still on their way must not
+    answer its next requests (which then blamed the learner for writing to the grading channel): the child ends,
+    without counting against the stage, and the next call gets a fresh one."""
+    from autograder.sandbox import proxy as proxy_module
+    from autograder.sandbox.values import Call
+
+    calls = {"n": 0}
+    real = proxy_module.asked_dtype
+
+    def fails_once(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise NameError("a bug of the judge's")
+        return real(*args, **kwargs)
+
+    student = sb.open(PROBES, "/submission/probe.py")
+    try:
+        monkeypatch.setattr(proxy_module, "asked_dtype", fails_once)
+        with pytest.raises(NameError):
+            student.call_all([Call("echo", i) for i in range(4)])
+        monkeypatch.setattr(proxy_module, "asked_dtype", real)
+        assert student.call("echo", 7) == 7
+        assert student.restarts == 0
+    finally:
+        student.close()

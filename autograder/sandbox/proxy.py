@@ -9,11 +9,12 @@ in-process (notebooks). The message types are those of :mod:`autograder.runtime.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Generator, Iterable, Sequence, cast
 
 from ..runtime import fused, wire
 from ..runtime.executor import Executor
@@ -255,7 +256,7 @@ class StudentProxy:
     def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         return next(self._exchange([req], blob))
 
-    def _exchange(self, reqs: list, blob: bytes) -> Iterator[tuple[wire.Reply, bytes]]:
+    def _exchange(self, reqs: list, blob: bytes) -> Generator[tuple[wire.Reply, bytes], None, None]:
         """The replies to ``reqs``, in order, as they are read: one request travels as it is, several in one batch
         frame (:class:`~autograder.runtime.wire.BatchRequest`). Each reply has the call timeout to arrive, counted
         from when it is asked for, so a call that hangs costs one timeout. After a reply that is not ok no other
@@ -267,6 +268,7 @@ class StudentProxy:
         for req in reqs:
             req["id"] = secrets.randbits(62)
         started = time.monotonic()
+        pending = len(reqs)  # replies the child still owes
         try:
             sock.settimeout(timeout)
             wire.send_frame(sock, reqs[0] if len(reqs) == 1 else {"op": "batch", "requests": reqs}, blob)
@@ -278,6 +280,7 @@ class StudentProxy:
                     key=self.key,
                     reply=i == len(reqs) - 1,  # the last reply: nothing may follow it
                 )
+                pending = 0 if not reply.get("ok") else pending - 1  # after an error, none follows
                 if reply.get("id") != req["id"]:
                     raise ProtocolViolation("the reply answers another request")
                 yield _check_reply(reply), out
@@ -298,14 +301,20 @@ class StudentProxy:
         except (EOFError, OSError, ValueError, RecursionError, UnicodeDecodeError) as exc:
             info = self._drop(kill=True)
             raise StudentCrashed(_describe_exit(info, time.monotonic() - started, exc)) from None
+        finally:
+            if pending and self.sock is sock:
+                # the judge stopped reading (its own error while handling an earlier reply): the replies still on
+                # their way would answer the next requests, so this child ends, and the learner is not blamed
+                self._drop(kill=True, learners=False)
 
-    def _drop(self, kill: bool) -> wire.Exited | dict:
+    def _drop(self, kill: bool, learners: bool = True) -> wire.Exited | dict:
+        """End the child (``learners``: for something its code did, which counts towards the stage's restarts)."""
         if self.sock is not None:
             try:
                 self.sock.close()
             finally:
                 self.sock = None
-        self.restarts += 1
+        self.restarts += learners
         info = self._host().end_child(kill=kill)
         self.last_exit = info
         return info
@@ -364,17 +373,20 @@ class StudentProxy:
                 chunk = calls[start : start + wire.BATCH_LIMIT]
                 blob = wire.Blob()
                 reqs = [_call_request(self, c, blob) for c in chunk]
-                for c, (reply, out) in zip(chunk, self._exchange(reqs, blob.bytes())):
-                    try:
-                        answer = self._answer(reply, out)
-                    except StudentCodeError as exc:
-                        if isinstance(c.target, str):  # a module's error says where it was raised
-                            _name_the_call(
-                                exc, call_text(c.target, c.args, c.kwargs, cast=c.cast, to=c.to, noncontig=c.noncontig)
-                            )
-                        raise
-                    _mark_asked(answer.get("value"), asked_dtype(c.args, c.kwargs, c.cast))
-                    answers.append(answer if c.full else answer["value"])
+                replies = self._exchange(reqs, blob.bytes())
+                with contextlib.closing(replies):  # an error of the judge's below ends the exchange at once
+                    for c, (reply, out) in zip(chunk, replies):
+                        try:
+                            answer = self._answer(reply, out)
+                        except StudentCodeError as exc:
+                            if isinstance(c.target, str):  # a module's error says where it was raised
+                                _name_the_call(
+                                    exc,
+                                    call_text(c.target, c.args, c.kwargs, cast=c.cast, to=c.to, noncontig=c.noncontig),
+                                )
+                            raise
+                        _mark_asked(answer.get("value"), asked_dtype(c.args, c.kwargs, c.cast))
+                        answers.append(answer if c.full else answer["value"])
         except StudentFailure as exc:
             return Answers(answers, exc)
         return Answers(answers, None)
@@ -565,11 +577,11 @@ class LocalStudent(StudentProxy):
     def _roundtrip(self, req: wire.Request, blob: bytes) -> tuple[wire.Reply, bytes]:
         return self.executor.handle(req, blob)
 
-    def _exchange(self, reqs: list, blob: bytes) -> Iterator[tuple[wire.Reply, bytes]]:
+    def _exchange(self, reqs: list, blob: bytes) -> Generator[tuple[wire.Reply, bytes], None, None]:
         for req in reqs:  # one at a time, each as this class (or a subclass, with its time limit) makes one
             yield self._roundtrip(req, blob)
 
-    def _drop(self, kill: bool) -> wire.Exited | dict:
+    def _drop(self, kill: bool, learners: bool = True) -> wire.Exited | dict:
         return {}
 
     def close(self) -> None:
