@@ -9,6 +9,8 @@ or from PyTorch's own implementations, computed here on the CPU in float64.
 
 from __future__ import annotations
 
+import re
+
 import torch
 
 from autograder.checks import as_tensor, diagnose, error_line, expect_shape, fail, tolerance, uses_dot_T
@@ -68,6 +70,18 @@ F64 = torch.float64
 # ───────────────────────────── learner errors that point at a mistake ─────────────────────────────
 
 
+def unsliced_mask(code: str) -> bool:
+    """The line reads the mask buffer without cutting both its dims to T: ``self.mask`` whole, or ``self.mask[:T]``
+    (rows only). ``self.mask[:T, :T]`` and ``self.mask[:T][:, :T]`` are sliced: an error on such a line has another
+    cause (an extra dimension, say)."""
+    if "self.mask" not in code:
+        return False
+    for found in re.finditer(r"self\.mask\s*(\[([^\]]*)\](\s*\[)?)?", code):
+        if found.group(1) is None or ("," not in found.group(2) and found.group(3) is None):
+            return True
+    return False
+
+
 def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
     code = error_line(error, source)
     message = error.get("message") or ""
@@ -83,7 +97,7 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
             ".view cannot regroup it: use .reshape(...) or .contiguous().view(...)",
             None,
         )
-    if "self.mask" in code and "must match the size of tensor" in message:  # the buffer of stages 7, 8, 11
+    if unsliced_mask(code) and "must match the size of tensor" in message:  # the buffer of stages 7, 8, 11
         return (
             "the mask is built for context_length steps, but this input has fewer: use the top-left "
             "corner self.mask[:T, :T] with T = x.shape[1]",
