@@ -317,3 +317,26 @@ def test_the_values_shown_start_at_the_first_difference():
     assert "first at index (10,)" in lines[0]
     assert lines[1].strip() == "expected [..., 9, 10, 11, 12, 13, 14, ...]"
     assert lines[2].strip() == "got      [..., 9, -1, 11, 12, 13, 14, ...]"
+
+
+def test_only_a_stubs_own_raise_means_not_implemented(course, sandbox):
+    """A stage is "not implemented" when the learner's file raises NotImplementedError itself (the stub's body);
+    torch's own NotImplementedError (an op without a float16 kernel) is an error of the code that called it, said
+    as such, and the stage keeps the status of a stage at work."""
+    source = (ROOT / "solutions" / "01_loop_average.py").read_text() + (
+        "\n\n_real = causal_mean_loop\n\n\ndef causal_mean_loop(x):\n"
+        "    if x.dtype == torch.float16:\n"
+        "        torch.cdist(x, x)  # no float16 kernel on the CPU: torch raises NotImplementedError\n"
+        "    return _real(x)\n"
+    )
+    (result,) = grade(
+        course,
+        [_submission(course, "half", {"loop_average": source})],
+        stages=["loop_average"],
+        seed=5,
+        sandbox=sandbox,
+    )
+    stage = result.stage("loop_average")
+    failed = [c for c in stage.checks if not c.passed]
+    assert failed and stage.status != "not implemented"
+    assert all("NotImplementedError" in c.message and "not implemented yet" not in c.message for c in failed)

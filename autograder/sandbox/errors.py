@@ -8,6 +8,7 @@ them apart by type, never by their text. The sandbox's own failures (:class:`San
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 
@@ -82,10 +83,18 @@ class StudentCrashed(StudentFailure):
     """The learner's process ended, was killed, or sent back something that is not a valid answer."""
 
 
+def _raised_by_a_stub(err: Mapping[str, Any]) -> bool:
+    """The learner's own file raised it, on a ``raise NotImplementedError`` line (a stub's body): torch's own
+    NotImplementedError (an op without a float16 kernel, say) is an error of the code that called it."""
+    where = err.get("where")
+    code = where.get("code") if isinstance(where, Mapping) else None
+    return isinstance(code, str) and re.match(r"raise\s+NotImplementedError\b", code.strip()) is not None
+
+
 def learner_error(err: Mapping[str, Any]) -> StudentFailure:
     """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
     reply, as ``new(..., weights=)`` returns a load error)."""
-    if err.get("type") == "NotImplementedError":
+    if err.get("type") == "NotImplementedError" and _raised_by_a_stub(err):
         return NotImplementedYet(err.get("message") or "not implemented yet")
     if err.get("type") == "MissingName":
         return MissingName(err)
