@@ -103,6 +103,8 @@ MISTAKES = {
         # where d_in == d_out the two give the same numbers, and neither is named
         m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
         m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
+        # where head_size == sqrt(d_in) or sqrt(n_heads) the numbers are those of the mistakes above or below
+        m.SCALE_HS_NO_SQRT: lambda x, s, nh: _mha(x, s, nh, scale=_d_out(s) / nh),
         # one head: the same numbers as no scale; n_heads == d_in or d_out: as those (then none is named)
         m.SCALE_N_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(nh)),
         m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),

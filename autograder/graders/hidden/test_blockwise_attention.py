@@ -48,7 +48,8 @@ def test_random_attention(student, rng):
         T_q = _ragged(rng, n)
         T_k = T_q if i < 2 else _ragged(rng, n)
         lead = (_rand_int(rng, 1, 2), _rand_int(rng, 1, 3))
-        hs, hs_v = _rand_int(rng, 1, 6), _rand_int(rng, 1, 6)
+        hs, hs_v = _rand_int(rng, 2, 6), _rand_int(rng, 1, 6)  # hs >= 2: a scale of sqrt(1) is no scale
+        hs_v += i == 0 and hs_v == hs
         q, k, v = randn(rng, *lead, T_q, hs), randn(rng, *lead, T_k, hs) * 2, randn(rng, *lead, T_k, hs_v)
         attention_call(
             student,

@@ -34,7 +34,10 @@ def test_random_sdpa(student, rng, device):
     for i, lead in enumerate(leads):
         # a mask mistake cannot show with one step: only the last case may draw T = 1
         T = _rand_int(rng, 1 if i == len(leads) - 1 else 2, 9)
-        hs, hs_v = _rand_int(rng, 1, 8), _rand_int(rng, 1, 8)
+        # hs >= 2 (a scale of sqrt(1) is no scale) and, in the first case, hs_v != hs: a scale mistake shows for
+        # every student
+        hs, hs_v = _rand_int(rng, 2, 8), _rand_int(rng, 1, 8)
+        hs_v += i == 0 and hs_v == hs
         q, k, v = _qkv(rng, lead, T, hs, hs_v)
         dtype = torch.float64 if device == "cpu" else torch.float32
         what = f"causal_attention(q, k {tuple(q.shape)}, v {tuple(v.shape)}, {str(dtype)[6:]} on {device})"
@@ -77,7 +80,8 @@ def test_random_causality(student, rng):
 def test_random_module(student, rng):
     L = 9
     for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):
-        d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 1, 5)
+        d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 2, 5)
+        d_in += d_in == hs  # sqrt(d_in) and sqrt(hs) never coincide, nor sqrt(1) with no scale
         w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
         handle = new_module(
             student,

@@ -125,7 +125,9 @@ def test_attention_noncontig(student, rng, device):
 
 @check("float16 and bfloat16 (CPU)")
 def test_half(student, rng):
-    x, scores = randn(rng, 2, 5, 4), 2.0 * randn(rng, 2, 5, 5)
+    # scores of context_vectors(x) stay far below 11, where exp overflows float16: an unshifted softmax, which the
+    # rows-sum check already costs, does not fail here too on some students' draws only
+    x, scores = 0.5 * randn(rng, 2, 5, 4), 2.0 * randn(rng, 2, 5, 5)
     cases = [
         (name, rounded(arg, dtype), dtype)
         for dtype in HALVES

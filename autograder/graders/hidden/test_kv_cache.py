@@ -20,7 +20,7 @@ def _rand_int(rng, lo, hi):
 def test_random_decoding(student, rng):
     for bias in (False, True):
         nh = _rand_int(rng, 1, 3)
-        d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3), 10
+        d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 2, 3), 10  # head size >= 2: scales differ
         w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
         handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
@@ -41,7 +41,7 @@ def test_random_decoding(student, rng):
 @check("float16 and bfloat16 (CPU): decoding with a cache keeps the dtype and gives the rows of the full forward")
 def test_half(student, rng):
     nh, d_in, L = 2, 4, 6
-    d_out = nh * _rand_int(rng, 1, 3)
+    d_out = nh * _rand_int(rng, 2, 3)
     w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(True))
     x = randn(rng, 2, L, d_in)
     chunks = (3, 1, 2)

@@ -27,9 +27,11 @@ def _rand_int(rng, lo, hi):
     return int(torch.randint(lo, hi + 1, (1,), generator=rng))
 
 
-def _lengths(rng, B, T):
-    """B >= 3 lengths in 0..T: one full, one empty, one in 1..T-1, the others anywhere (then shuffled)."""
-    n = [T, 0, _rand_int(rng, 1, T - 1)] + [_rand_int(rng, 0, T) for _ in range(B - 3)]
+def _lengths(rng, B, T, partial_max=None):
+    """B >= 3 lengths in 0..T: one full, one empty, one in 1..T-1 (at most ``partial_max``), the others anywhere
+    (then shuffled). With a causal mask and T_q queries, ``partial_max`` = T_q - 1 puts padded keys where the
+    queries can see them whatever the draw: a mistake in how padding is applied then shows for every student."""
+    n = [T, 0, _rand_int(rng, 1, min(T - 1, partial_max or T))] + [_rand_int(rng, 0, T) for _ in range(B - 3)]
     order = torch.randperm(B, generator=rng).tolist()
     return torch.tensor([n[i] for i in order], dtype=torch.int64)
 
@@ -61,7 +63,7 @@ def test_random_mask(student, rng):
 )
 def test_random_attention(student, rng):
     for causal in (False, True):
-        B, hs, hs_v = _rand_int(rng, 3, 4), _rand_int(rng, 1, 5), _rand_int(rng, 1, 4)
+        B, hs, hs_v = _rand_int(rng, 3, 4), _rand_int(rng, 2, 5), _rand_int(rng, 1, 4)  # hs >= 2: scales differ
         T_k = _rand_int(rng, 3, 8)
         T_q = _rand_int(rng, 2, 8)
         T_q += T_q == T_k  # never square: an alignment mistake must show
@@ -92,7 +94,7 @@ def test_random_attention(student, rng):
 @check("masked_attention: non-contiguous inputs, every device")
 def test_attention_devices(student, rng, device):
     q, k, v = randn(rng, 3, 4, 3), randn(rng, 3, 6, 3), randn(rng, 3, 6, 2)
-    mask = _mask(_lengths(rng, 3, 6), 6)
+    mask = _mask(_lengths(rng, 3, 6, partial_max=3), 6)
     what = f"masked_attention(q, k, v non-contiguous, float32 on {device}, causal=True)"
     expected = oracle.expected("masked_attention", q, k, v, mask, True)
     with explained(student, what):
@@ -118,7 +120,7 @@ def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
 @check("CrossAttention: random weights, shapes and lengths, nh in {1, 2, 4}", weight=2)
 def test_random_cross(student, rng):
     for nh, bias in ((1, True), (2, False), (4, True)):
-        d_q, d_kv, d_out = _rand_int(rng, 2, 6), _rand_int(rng, 2, 6), nh * _rand_int(rng, 1, 3)
+        d_q, d_kv, d_out = _rand_int(rng, 2, 6), _rand_int(rng, 2, 6), nh * _rand_int(rng, 2, 3)
         B, T_q, T_k = _rand_int(rng, 3, 4), _rand_int(rng, 2, 7), _rand_int(rng, 3, 8)
         handle, w = _module(student, rng, d_q, d_kv, d_out, nh, bias)
         x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
@@ -146,7 +148,7 @@ def test_random_cross(student, rng):
 @check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
 def test_random_torch_mha(student, rng):
     nh = (2, 4)[_rand_int(rng, 0, 1)]
-    d, d_kv = nh * _rand_int(rng, 1, 3), _rand_int(rng, 2, 6)
+    d, d_kv = (nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)), _rand_int(rng, 2, 6)
     handle, w = _module(student, rng, d, d_kv, d, nh, True)
     B, T_k = 3, _rand_int(rng, 3, 8)
     x, ctx = randn(rng, B, _rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
@@ -219,7 +221,7 @@ def test_dropout_on_weights(student, rng):
 @check("float16 and bfloat16 (CPU): hidden keys filled with -inf (not a large number that overflows), no NaN rows")
 def test_half(student, rng):
     q, k, v = randn(rng, 3, 4, 4) * 1.5, randn(rng, 3, 6, 4) * 1.5, randn(rng, 3, 6, 3)
-    mask = _mask(_lengths(rng, 3, 6), 6)
+    mask = _mask(_lengths(rng, 3, 6, partial_max=3), 6)
     w = random_linear_weights(rng, layers(4, 3, 6), bias={"W_query", "W_key", "W_value", "out_proj"})
     x, ctx = randn(rng, 3, 5, 4), randn(rng, 3, 6, 3)
     for dtype in HALVES:
