@@ -158,6 +158,7 @@ ONE_LOSS = [
     ("causal_attention__future_buffer", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
     ("padding_and_cross_attention__additive_mask_nan_to_num", "CrossAttention: gradients reach"),
     ("kv_cache__overflow_ignores_new", "KVCache: ValueError past max_len"),
+    ("kv_cache__refuses_a_full_cache", "KVCache: ValueError past max_len"),
     ("dot_product_attention__weights_naive", "weights: rows sum to 1 (also for scores of a few hundred)"),
 ]
 

@@ -81,9 +81,12 @@ def test_devices(student, rng, device):
 def test_half(student, rng):
     n = _rand_int(rng, 2, 4)
     N = _ragged(rng, n)
-    x = randn(rng, 2, N) * 3 + torch.linspace(0, 4, N, dtype=F64)  # the row maximum grows from block to block
+    # the row maximum grows from block to block, but no score exceeds an earlier block's maximum by anything near
+    # 11, where exp overflows float16: a running maximum that is never updated, which the float32 checks already
+    # cost, does not fail here too on some students' draws only
+    x = randn(rng, 2, N) + torch.linspace(0, 4, N, dtype=F64)
     T = _ragged(rng, n)
-    q, k, v = randn(rng, 2, T, 4), randn(rng, 2, T, 4) * 2, randn(rng, 2, T, 3)
+    q, k, v = randn(rng, 2, T, 4) * 0.5, randn(rng, 2, T, 4), randn(rng, 2, T, 3)
     for dtype in HALVES:
         name = str(dtype)[6:]
         xh = rounded(x, dtype)

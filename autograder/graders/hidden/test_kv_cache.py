@@ -6,7 +6,7 @@ from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import biased, random_linear_weights
 from autograder.graders.inputs import randn, rounded
-from autograder.graders.public.test_kv_cache import decode, layers, module
+from autograder.graders.public.test_kv_cache import decode, layers, module, roomy_cache
 
 STAGE = "kv_cache"
 F64 = torch.float64
@@ -29,7 +29,7 @@ def test_random_decoding(student, rng):
             chunks.append(min(_rand_int(rng, 1, 2), L - sum(chunks)))
         x = randn(rng, 2, L, d_in)
         what = f"decoding x {tuple(x.shape)} in chunks {', '.join(map(str, chunks))}"
-        got = decode(student, handle, x, chunks, student.new("KVCache", L), what, d_out=d_out)
+        got = decode(student, handle, x, chunks, roomy_cache(student, L), what, d_out=d_out)
         expect_close(
             got,
             oracle.expected("kv_decode", x, tuple(chunks), w, nh),
@@ -50,7 +50,7 @@ def test_half(student, rng):
         handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=True, weights=w, dtype=dtype, hint="")
         wh, xh = {n: rounded(t, dtype) for n, t in w.items()}, rounded(x, dtype)
         what = f"decoding x {tuple(x.shape)} {name} in chunks 3, 1, 2"
-        got = decode(student, handle, xh, chunks, student.new("KVCache", L), what, d_out=d_out, cast=dtype)
+        got = decode(student, handle, xh, chunks, roomy_cache(student, L), what, d_out=d_out, cast=dtype)
         expect_half(
             got,
             oracle.expected("kv_decode", xh, chunks, wh, nh),
