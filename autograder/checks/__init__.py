@@ -180,15 +180,15 @@ def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tens
         want = str(dtype).replace("torch.", "")
         if out.dtype != want:
             fail(
-                f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. "
-                "Create new tensors with dtype=x.dtype, device=x.device."
+                f"{what}: expected dtype {want} (the input's, or the dtype= argument's), got {out.dtype}. "
+                "Create new tensors in the dtype asked for: dtype=x.dtype, or the dtype= argument."
             )
     if device is not None:
         want = str(device)
         if out.device.split(":")[0] != want.split(":")[0]:
             fail(
-                f"{what}: expected the result on {want} (the input's device), got {out.device}. "
-                "Create new tensors with device=x.device."
+                f"{what}: expected the result on {want} (the input's, or the device= argument's), got "
+                f"{out.device}. Create new tensors on the device asked for: device=x.device, or the device= argument."
             )
     credited(out, expected, what, mistakes, dtype=dtype)
     return out
@@ -361,8 +361,8 @@ def expect_half(got, expected: torch.Tensor, dtype: torch.dtype, *, what: str, m
     want = str(dtype).replace("torch.", "")
     if out.dtype != want:
         fail(
-            f"{what}: expected dtype {want} (the input's dtype), got {out.dtype}. Create new tensors with "
-            "dtype=x.dtype, and do not return a float32 copy."
+            f"{what}: expected dtype {want} (the input's, or the dtype= argument's), got {out.dtype}. Create new "
+            "tensors in the dtype asked for (dtype=x.dtype, or the dtype= argument), and do not return a float32 copy."
         )
     return expect_close(out, expected, what=what, dtype=dtype, mistakes=mistakes)
 
