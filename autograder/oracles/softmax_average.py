@@ -12,7 +12,9 @@ F64 = torch.float64
 INVERTED = "inverted mask (the future visible, the past hidden)"
 UPPER = "upper instead of lower triangle (torch.triu, or the weights transposed)"
 DIAGONAL = "diagonal masked too (a step cannot see itself)"
-ZERO_FILL = "masked with 0 instead of -inf (the future still gets weight)"
+ZERO_FILL = (
+    "no mask, or one filled with 0 instead of -inf (zero scores stay zero: the future gets the weight of the past)"
+)
 AFTER = "mask applied after softmax (rows no longer sum to 1)"
 AFTER_INF = "mask applied after softmax (-inf left in the weights)"
 WRONG_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"

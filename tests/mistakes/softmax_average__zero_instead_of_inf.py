@@ -1,4 +1,4 @@
-"""MISTAKE: masked with 0 instead of -inf (the future still gets weight)
+"""MISTAKE: no mask, or one filled with 0 instead of -inf (zero scores stay zero: the future gets the weight of the past)
 
 A copy of the stage 3 solution with one bug: the future is filled with 0 instead of -inf, and exp(0) = 1
 gives the future the same weight as the past.
