@@ -81,7 +81,7 @@ def test_public_checks_use_fixed_inputs_only(key):
         assert not args & {"rng", "seed"}, f"public check {fn.name} uses random inputs"
 
 
-ALLOWED_IMPORTS = {"torch", "math", "pytest", "autograder", "__future__", "itertools", "functools", "dataclasses"}
+ALLOWED_IMPORTS = {"torch", "math", "pytest", "autograder", "__future__", "itertools", "functools", "dataclasses", "re"}
 
 
 def test_graders_import_only_trusted_modules():

@@ -85,9 +85,12 @@ class StudentCrashed(StudentFailure):
 
 def _raised_by_a_stub(err: Mapping[str, Any]) -> bool:
     """The learner's own file raised it, on a ``raise NotImplementedError`` line (a stub's body): torch's own
-    NotImplementedError (an op without a float16 kernel, say) is an error of the code that called it."""
+    NotImplementedError (an op without a float16 kernel, say) is an error of the code that called it. Where the
+    error has no line of the learner's file (code run in a notebook's kernel), it is taken for a stub's."""
     where = err.get("where")
-    code = where.get("code") if isinstance(where, Mapping) else None
+    if not isinstance(where, Mapping):  # no line of the learner's file is known (a notebook's cells): a stub's
+        return True
+    code = where.get("code")
     return isinstance(code, str) and re.match(r"raise\s+NotImplementedError\b", code.strip()) is not None
 
 
