@@ -15,7 +15,7 @@ import pytest
 
 from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade
-from autograder.sandbox.proxy import LocalStudent
+from conftest import in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = sorted((ROOT / "tests" / "correct").glob("*__*.py"))
@@ -51,17 +51,7 @@ def graded(course):
         for name, sources in sets.items()
         for i in range(SEEDS)
     ]
-    namespaces: dict[tuple[str, str], dict] = {}
-
-    def open_student(sub: Submission, stage):
-        key = (sub.student, stage.key)
-        if key not in namespaces:
-            namespaces.clear()  # one stage of one student at a time
-            namespaces[key] = {"__name__": f"correct_{stage.key}"}
-            exec(compile(sub.sources[stage.key][1], stage.file, "exec"), namespaces[key])  # noqa: S102 - ours
-        return LocalStudent(namespaces[key], filename=stage.file)
-
-    return grade(course, subs, seed=20240, open_student=open_student)
+    return grade(course, subs, seed=20240, open_student=in_process("correct"))
 
 
 def test_correct_answers_score_full_marks_for_every_seed(graded):

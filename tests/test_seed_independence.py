@@ -16,7 +16,7 @@ import pytest
 
 from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade
-from autograder.sandbox.proxy import LocalStudent
+from conftest import in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*__*.py"))
@@ -32,15 +32,7 @@ def failed(course) -> dict[str, dict[str, frozenset]]:
         stage = course.stage(path.name.split("__")[0])
         source = mistake_source(path, ROOT)
         subs += [Submission(f"{path.stem}#{i}", {stage.key: (stage.file, source)}) for i in range(STUDENTS)]
-    namespaces: dict[tuple[str, str], dict] = {}
-
-    def open_student(sub: Submission, stage):
-        key = (sub.student, stage.key)
-        if key not in namespaces:
-            namespaces.clear()  # one stage of one student at a time
-            namespaces[key] = {"__name__": f"mistake_{stage.key}"}
-            exec(compile(sub.sources[stage.key][1], stage.file, "exec"), namespaces[key])  # noqa: S102 - ours
-        return LocalStudent(namespaces[key], filename=stage.file)
+    open_student = in_process("mistake")
 
     out: dict[str, dict[str, frozenset]] = defaultdict(dict)
     for stage in course.stages:
