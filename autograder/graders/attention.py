@@ -75,8 +75,6 @@ def unsliced_mask(code: str) -> bool:
     """The line reads the mask buffer without cutting both its dims to T: ``self.mask`` whole, or ``self.mask[:T]``
     (rows only). ``self.mask[:T, :T]`` and ``self.mask[:T][:, :T]`` are sliced: an error on such a line has another
     cause (an extra dimension, say)."""
-    if "self.mask" not in code:
-        return False
     for found in re.finditer(r"self\.mask\s*(\[([^\]]*)\](\s*\[)?)?", code):
         if found.group(1) is None or ("," not in found.group(2) and found.group(3) is None):
             return True

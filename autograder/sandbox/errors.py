@@ -88,7 +88,7 @@ def _raised_by_a_stub(err: Mapping[str, Any]) -> bool:
     NotImplementedError (an op without a float16 kernel, say) is an error of the code that called it. Where the
     error has no line of the learner's file (code run in a notebook's kernel), it is taken for a stub's."""
     where = err.get("where")
-    if not isinstance(where, Mapping):  # no line of the learner's file is known (a notebook's cells): a stub's
+    if not isinstance(where, Mapping):
         return True
     code = where.get("code")
     return isinstance(code, str) and re.match(r"raise\s+NotImplementedError\b", code.strip()) is not None
