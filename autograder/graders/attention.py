@@ -64,6 +64,7 @@ INTERLEAVED_HEADS = "features interleaved across heads (view(B, T, hs, nh))"
 MISSING_OUT_PROJ = "missing out_proj (the heads are never mixed)"
 NO_VALUE_ERROR = "no ValueError when d_out % n_heads != 0"
 NO_BIAS_SWITCH = "qkv_bias ignored"
+BIAS_NOT_ADDED = "biases not added (x @ W.weight.T instead of calling the nn.Linear layer)"
 
 F64 = torch.float64
 
@@ -134,27 +135,40 @@ class explained:
 # ───────────────────────────── modules with known weights ─────────────────────────────
 
 
-def linear_weights(layers: dict[str, tuple[int, int]], *, bias, seed: int, scale: float = 1.0) -> dict:
+def linear_weights(
+    layers: dict[str, tuple[int, int]], *, bias, seed: int, scale: float = 1.0, bias_values: bool = False
+) -> dict:
     """Fixed weights in the ``state_dict`` layout of ``nn.Linear`` layers: ``{"W_query.weight": (out, in), ...}``.
 
     ``layers`` maps a layer name to (in_features, out_features); ``bias`` is a bool or the set of layer names that
-    have a bias."""
+    have a bias. The biases are zeros unless ``bias_values``: one values check per module passes it, so a forward
+    that leaves the biases out (``x @ W.weight.T``) loses that check alone, not every check of the module."""
     out = {}
     for i, (name, (n_in, n_out)) in enumerate(layers.items()):
         lim = scale / n_in**0.5 * 1.7
         out[f"{name}.weight"] = fixed(n_out, n_in, seed=seed + 10 * i, low=-lim, high=lim)
         if bias is True or (not isinstance(bias, bool) and name in bias):
-            out[f"{name}.bias"] = fixed(n_out, seed=seed + 10 * i + 1, low=-0.5, high=0.5)
+            b = fixed(n_out, seed=seed + 10 * i + 1, low=-0.5, high=0.5)
+            out[f"{name}.bias"] = b if bias_values else torch.zeros_like(b)
     return out
 
 
-def random_linear_weights(rng, layers: dict[str, tuple[int, int]], *, bias) -> dict:
+def random_linear_weights(rng, layers: dict[str, tuple[int, int]], *, bias, bias_values: bool = False) -> dict:
+    """Random weights in the layout of :func:`linear_weights`, zero biases unless ``bias_values`` (the same draws
+    from ``rng`` either way)."""
     out = {}
     for name, (n_in, n_out) in layers.items():
         out[f"{name}.weight"] = torch.randn(n_out, n_in, generator=rng, dtype=F64) / n_in**0.5 * 1.5
         if bias is True or (not isinstance(bias, bool) and name in bias):
-            out[f"{name}.bias"] = torch.randn(n_out, generator=rng, dtype=F64) * 0.3
+            b = torch.randn(n_out, generator=rng, dtype=F64) * 0.3
+            out[f"{name}.bias"] = b if bias_values else torch.zeros_like(b)
     return out
+
+
+def weight_names(weights: dict) -> list[str]:
+    """The names in ``weights`` that are not biases: gradient checks compare these (a bias's gradient is right
+    whenever the forward adds it; whether it does is the values check's, see :func:`linear_weights`)."""
+    return [n for n in weights if not n.endswith(".bias")]
 
 
 def qkv(d_in: int, d_out: int) -> dict:

@@ -11,7 +11,7 @@ import torch
 from autograder.graders import attention as m
 from autograder.graders.padding import CAUSAL_BOTTOM_RIGHT
 
-from .self_attention import attend, project_linear, reference_grad
+from .self_attention import attend, project_linear, reference_grad, without_biases
 
 
 def allowed(T_q: int, T_k: int, diagonal: int = 0) -> torch.Tensor:
@@ -89,5 +89,6 @@ MISTAKES = {
         **{(m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()},
         # the module knows d_in too (where d_in == head_size this gives the right answer, and is not named)
         m.SCALE_D_IN_HEADS: _scaled_by_d_in,
+        m.BIAS_NOT_ADDED: lambda x, state: causal_self_attention(x, without_biases(state)),
     },
 }

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from autograder.graders import attention as m
 
 from .causal_attention import allowed
-from .self_attention import attend, project_linear, reference_grad
+from .self_attention import attend, project_linear, reference_grad, without_biases
 
 
 def split_heads(x, n_heads):
@@ -112,5 +112,6 @@ MISTAKES = {
         m.ZERO_NOT_INF: lambda x, s, nh: _mha(x, s, nh, fill=0.0),
         m.INVERTED_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=~allowed(x.shape[-2], x.shape[-2])),
         m.SOFTMAX_DIM: lambda x, s, nh: _mha(x, s, nh, dim=-2),
+        m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),
     },
 }

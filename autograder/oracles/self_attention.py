@@ -89,11 +89,22 @@ def causal(T: int) -> torch.Tensor:
     return torch.ones(T, T, dtype=torch.bool).tril()
 
 
+def without_biases(state):
+    """The state of nn.Linear layers whose weights are applied by hand (``x @ W.weight.T``): no bias is added."""
+    return {name: t for name, t in state.items() if not name.endswith(".bias")}
+
+
 def _variants(project):
     def run(**kw):
         return lambda x, state: attend(*project(x, state), **kw)
 
+    extra = (
+        {m.BIAS_NOT_ADDED: lambda x, state: attend(*project(x, without_biases(state)))}
+        if project is project_linear
+        else {}
+    )
     return {
+        **extra,
         m.MISSING_SCALE: run(scale=1.0),
         m.SCALE_D_IN: lambda x, state: attend(*project(x, state), scale=math.sqrt(x.shape[-1])),
         m.SCALE_NO_SQRT: lambda x, state: attend(*project(x, state), scale=float(project(x, state)[1].shape[-1])),

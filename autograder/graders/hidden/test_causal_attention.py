@@ -76,7 +76,7 @@ def test_random_causality(student, rng):
     )
 
 
-@check("CausalSelfAttention: random weights and bias, T from 1 to context_length", weight=2)
+@check("CausalSelfAttention: random weights, with and without qkv_bias, T from 1 to context_length", weight=2)
 def test_random_module(student, rng):
     L = 9
     for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):

@@ -4,7 +4,7 @@ import torch
 
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
-from autograder.graders.attention import explained, grads_of, new_module, qkv, random_linear_weights
+from autograder.graders.attention import explained, grads_of, new_module, qkv, random_linear_weights, weight_names
 from autograder.graders.inputs import randn, rounded
 
 STAGE = "self_attention"
@@ -73,8 +73,8 @@ def test_random_gradients(student, rng):
     handle, w = _linear(student, rng, 5, 2, True)
     what = "SelfAttentionLinear(5, 2, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(x, cast=F64, upstream=up, full=True), list(w), what)
-    for name in w:
+        grads = grads_of(handle(x, cast=F64, upstream=up, full=True), weight_names(w), what)
+    for name in weight_names(w):
         expect_close(
             grads[name],
             oracle.expected("self_attention_linear_grad", name, x, up, w),

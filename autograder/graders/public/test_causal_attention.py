@@ -24,6 +24,7 @@ from autograder.graders.attention import (
     qkv,
     require_by_hand,
     sdpa,
+    weight_names,
 )
 from autograder.graders.inputs import fixed
 
@@ -55,9 +56,10 @@ def shape_of(*ts):
     return ", ".join(str(tuple(t.shape)) for t in ts)
 
 
-def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dtype=F64):
-    """CausalSelfAttention(d_in, hs, L, dropout, bias) in ``dtype`` holding fixed weights; returns (handle, weights)."""
-    w = linear_weights(qkv(d_in, hs), bias=bias, seed=wseed)
+def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dtype=F64, bias_values=False):
+    """CausalSelfAttention(d_in, hs, L, dropout, bias) in ``dtype`` holding fixed weights (zero biases unless
+    ``bias_values``, see :func:`linear_weights`); returns (handle, weights)."""
+    w = linear_weights(qkv(d_in, hs), bias=bias, seed=wseed, bias_values=bias_values)
     handle = new_module(
         student,
         "CausalSelfAttention",
@@ -183,7 +185,7 @@ def test_module_structure(student):
 @check("CausalSelfAttention: values with the same weights, T == context_length (with and without bias)", weight=2)
 def test_module_values(student):
     for bias in (False, True):
-        handle, w = module(student, bias=bias, wseed=86 + bias)
+        handle, w = module(student, bias=bias, wseed=86 + bias, bias_values=True)  # the biases' one check
         module_values(
             student, handle, w, X8, f"CausalSelfAttention(4, 3, 8, qkv_bias={bias})(x (2, 8, 4))", record=not bias
         )
@@ -276,8 +278,8 @@ def test_module_gradients(student):
     up = fixed(2, 8, 3, seed=95)
     what = "CausalSelfAttention(4, 3, 8, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X8, cast=F64, upstream=up, full=True), list(w), what)
-    for name in w:
+        grads = grads_of(handle(X8, cast=F64, upstream=up, full=True), weight_names(w), what)
+    for name in weight_names(w):
         expect_close(
             grads[name],
             oracle.expected("causal_self_attention_grad", name, X8, up, w),

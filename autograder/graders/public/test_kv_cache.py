@@ -44,10 +44,27 @@ K2, V2 = fixed(2, NH, 2, 3, seed=312), fixed(2, NH, 2, 4, seed=313)
 layers = mha_layers
 
 
-def module(student, *, d_in=D_IN, d_out=D_OUT, nh=NH, L=L, bias=False, wseed=302, dtype=F64, weights=None, hint=HINT):
-    """CachedMultiHeadAttention(d_in, d_out, nh, L) holding ``weights`` (default: fixed ones from ``wseed``);
-    returns (handle, weights)."""
-    w = weights if weights is not None else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed)
+def module(
+    student,
+    *,
+    d_in=D_IN,
+    d_out=D_OUT,
+    nh=NH,
+    L=L,
+    bias=False,
+    wseed=302,
+    dtype=F64,
+    weights=None,
+    hint=HINT,
+    bias_values=False,
+):
+    """CachedMultiHeadAttention(d_in, d_out, nh, L) holding ``weights`` (default: fixed ones from ``wseed``, zero
+    biases unless ``bias_values``, see :func:`linear_weights`); returns (handle, weights)."""
+    w = (
+        weights
+        if weights is not None
+        else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed, bias_values=bias_values)
+    )
     handle = new_module(
         student,
         "CachedMultiHeadAttention",
@@ -264,7 +281,7 @@ def test_structure(student):
 )
 def test_no_cache(student):
     for bias in (False, True):
-        handle, w = module(student, bias=bias)
+        handle, w = module(student, bias=bias, bias_values=True)  # the biases' one check
         what = f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L}, qkv_bias={bias})(x (2, {L}, {D_IN}))"
         with explained(student, what):
             reply = handle(

@@ -11,6 +11,7 @@ from autograder import oracle
 from autograder.checks import check, expect_close, expect_kept, expect_precise, expect_shape, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (
+    weight_names,
     biased,
     expect_causal,
     expect_close_by_hand,
@@ -42,10 +43,28 @@ X = fixed(2, 8, 4, seed=103, low=-2, high=2)  # (B, T = context_length, d_in)
 layers = mha_layers
 
 
-def module(student, d_in, d_out, nh, L=8, *, bias=False, wseed=104, dtype=F64, weights=None, dropout=0.0, hint=HINT):
-    """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``);
-    returns (handle, weights)."""
-    w = weights if weights is not None else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed)
+def module(
+    student,
+    d_in,
+    d_out,
+    nh,
+    L=8,
+    *,
+    bias=False,
+    wseed=104,
+    dtype=F64,
+    weights=None,
+    dropout=0.0,
+    hint=HINT,
+    bias_values=False,
+):
+    """MultiHeadAttention(d_in, d_out, nh, L) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``,
+    zero biases unless ``bias_values``, see :func:`linear_weights`); returns (handle, weights)."""
+    w = (
+        weights
+        if weights is not None
+        else linear_weights(layers(d_in, d_out), bias=biased(bias), seed=wseed, bias_values=bias_values)
+    )
     handle = new_module(
         student,
         "MultiHeadAttention",
@@ -208,7 +227,7 @@ def test_structure(student):
 @check("MultiHeadAttention: values with the same weights (nh = 1 and nh > 1, T < context_length, bias)", weight=2)
 def test_values(student):
     for nh, T, bias in ((1, 8, False), (3, 5, False), (2, 8, True)):
-        handle, w = module(student, 4, 6, nh, bias=bias, wseed=105 + nh)
+        handle, w = module(student, 4, 6, nh, bias=bias, wseed=105 + nh, bias_values=True)  # the biases' check
         x = X[:, :T].clone()
         mha_values(
             student,
@@ -298,8 +317,8 @@ def test_gradients(student):
     up = fixed(2, 8, 6, seed=117)
     what = "MultiHeadAttention(4, 6, n_heads=2, context_length=8): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
-    for name in w:
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), weight_names(w), what)
+    for name in weight_names(w):
         expect_close(
             grads[name],
             oracle.expected("multi_head_attention_grad", name, X, up, w, 2),

@@ -24,6 +24,7 @@ from autograder.checks import (
 from autograder.graders import attention as a
 from autograder.graders import padding as p
 from autograder.graders.attention import (
+    weight_names,
     biased,
     expect_close_by_hand,
     explained,
@@ -231,10 +232,28 @@ def layers(d_q, d_kv, d_out):
     return {"W_query": (d_q, d_out), "W_key": (d_kv, d_out), "W_value": (d_kv, d_out), "out_proj": (d_out, d_out)}
 
 
-def module(student, d_q, d_kv, d_out, nh, *, bias=False, wseed=910, dtype=F64, dropout=0.0, weights=None, hint=HINT):
-    """CrossAttention(d_q, d_kv, d_out, nh) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``);
-    returns (handle, weights)."""
-    w = weights if weights is not None else linear_weights(layers(d_q, d_kv, d_out), bias=biased(bias), seed=wseed)
+def module(
+    student,
+    d_q,
+    d_kv,
+    d_out,
+    nh,
+    *,
+    bias=False,
+    wseed=910,
+    dtype=F64,
+    dropout=0.0,
+    weights=None,
+    hint=HINT,
+    bias_values=False,
+):
+    """CrossAttention(d_q, d_kv, d_out, nh) in ``dtype`` holding ``weights`` (default: fixed ones from ``wseed``,
+    zero biases unless ``bias_values``, see :func:`linear_weights`); returns (handle, weights)."""
+    w = (
+        weights
+        if weights is not None
+        else linear_weights(layers(d_q, d_kv, d_out), bias=biased(bias), seed=wseed, bias_values=bias_values)
+    )
     handle = new_module(
         student,
         "CrossAttention",
@@ -298,7 +317,7 @@ def test_structure(student):
 )
 def test_values(student):
     for nh, bias in ((1, False), (3, True)):
-        handle, w = module(student, 5, 3, 6, nh, bias=bias, wseed=913 + nh)
+        handle, w = module(student, 5, 3, 6, nh, bias=bias, wseed=913 + nh, bias_values=True)  # the biases' check
         cross_values(student, handle, w, nh, X, CTX, PAD, record=nh == 3)
         cross_values(student, handle, w, nh, X, CTX, None)
 
@@ -339,7 +358,7 @@ def test_torch_mha(student):
 
 @check("CrossAttention: a context with no real token gives out_proj of zeros (its bias), never NaN")
 def test_empty_context(student):
-    handle, w = module(student, 5, 3, 6, 2, wseed=922)
+    handle, w = module(student, 5, 3, 6, 2, wseed=922, bias_values=True)  # out_proj(0) is its bias
     mask = mask_of((6, 0, 2), 6)
     cross_values(
         student,
@@ -399,8 +418,8 @@ def test_gradients(student):
     # reaches every weight's gradient, the whole batch's
     what = "CrossAttention(5, 3, 6, n_heads=2, qkv_bias=True), context lengths (6, 0, 2): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, CTX, EMPTY, cast=F64, upstream=up, full=True), list(w), what)
-    for name in w:
+        grads = grads_of(handle(X, CTX, EMPTY, cast=F64, upstream=up, full=True), weight_names(w), what)
+    for name in weight_names(w):
         expect_close(
             grads[name],
             oracle.expected("cross_attention_grad", name, X, CTX, up, w, 2, EMPTY),

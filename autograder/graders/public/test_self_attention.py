@@ -10,7 +10,7 @@ import torch
 from autograder import oracle
 from autograder.checks import check, expect_close, expect_kept, expect_precise, expect_shape, fail
 from autograder.graders import attention as a
-from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv
+from autograder.graders.attention import explained, grads_of, linear_weights, new_module, qkv, weight_names
 from autograder.graders.inputs import JOURNEY, JOURNEY_QKV_ROW_2, fixed
 
 STAGE = "self_attention"
@@ -198,7 +198,7 @@ def test_linear_structure(student):
 @check("SelfAttentionLinear: values against the reference (qkv_bias False and True)", weight=2)
 def test_linear_values(student):
     for bias, d_out in ((False, 3), (True, 5)):
-        w = linear_weights(qkv(4, d_out), bias=bias, seed=63 + d_out)
+        w = linear_weights(qkv(4, d_out), bias=bias, seed=63 + d_out, bias_values=True)  # the biases' one check
         handle = linear_module(student, 4, d_out, bias, w)
         w = handle.held
         what = f"SelfAttentionLinear(4, {d_out}, qkv_bias={bias})(x (2, 5, 4))"
@@ -249,8 +249,8 @@ def test_gradients(student):
     w = handle.held
     what = "SelfAttentionLinear(4, 3, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), list(w), what)
-    for name in w:
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), weight_names(w), what)
+    for name in weight_names(w):
         expect_close(
             grads[name],
             oracle.expected("self_attention_linear_grad", name, X, up, w),
