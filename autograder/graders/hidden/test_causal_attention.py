@@ -32,8 +32,10 @@ def _qkv(rng, lead, T, hs, hs_v):
 def test_random_sdpa(student, rng, device):
     leads = [(1,), (3,), (2, 2), ()]
     for i, lead in enumerate(leads):
-        # a mask mistake cannot show with one step: only the last case may draw T = 1
-        T = _rand_int(rng, 1 if i == len(leads) - 1 else 2, 9)
+        # a mask mistake cannot show with one step: only the last case may draw T = 1. The first case is recorded:
+        # T >= 4 there, because an answer right by coincidence on a recorded call (a wrong scale at T = 2, for 1
+        # student in 40) is replayed against the reference on other inputs, and fails as unverifiable
+        T = _rand_int(rng, 4 if i == 0 else 1 if i == len(leads) - 1 else 2, 9)
         # hs >= 2 (a scale of sqrt(1) is no scale) and, in the first case, hs_v != hs: a scale mistake shows for
         # every student
         hs, hs_v = _rand_int(rng, 2, 8), _rand_int(rng, 1, 8)

@@ -164,9 +164,11 @@ _FAR_FUTURE_X = torch.tensor([[[1.0, 1.0], [1.0, -1.0], [1.0, 1.0], [70.0, 70.0]
 
 @check("float16 and bfloat16 (CPU): fill with -inf before softmax, not a large negative number that overflows")
 def test_half(student, rng):
+    # head size 8, d_in 4, 2 heads: every wrong scale we know of is at least 1.4 times off, at least 3.8 times
+    # float16's tolerance on every draw (300 seeds; head size 3 with d_in 4 came within it for 1 seed in 40)
     x = randn(rng, 2, 6, 4)
     for dtype in HALVES:
-        handle, w = _module(student, rng, 4, 6, 2, 8, True, dtype=dtype)
+        handle, w = _module(student, rng, 4, 16, 2, 8, True, dtype=dtype)
         far, w_far = module(student, 2, 2, 1, 8, dtype=dtype, weights=_FAR_FUTURE_W, hint="")
         for h, wd, xd, note in ((handle, w, x, ""), (far, w_far, _FAR_FUTURE_X, ", a future score of 99")):
             wh, xh = {n: rounded(t, dtype) for n, t in wd.items()}, rounded(xd, dtype)
