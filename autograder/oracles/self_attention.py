@@ -98,13 +98,7 @@ def _variants(project):
     def run(**kw):
         return lambda x, state: attend(*project(x, state), **kw)
 
-    extra = (
-        {m.BIAS_NOT_ADDED: lambda x, state: attend(*project(x, without_biases(state)))}
-        if project is project_linear
-        else {}
-    )
     return {
-        **extra,
         m.MISSING_SCALE: run(scale=1.0),
         m.SCALE_D_IN: lambda x, state: attend(*project(x, state), scale=math.sqrt(x.shape[-1])),
         m.SCALE_NO_SQRT: lambda x, state: attend(*project(x, state), scale=float(project(x, state)[1].shape[-1])),
@@ -122,5 +116,8 @@ EXPECTED = {
 }
 MISTAKES = {
     "self_attention_params": _variants(project_params),
-    "self_attention_linear": _variants(project_linear),
+    "self_attention_linear": {
+        **_variants(project_linear),
+        m.BIAS_NOT_ADDED: lambda x, state: self_attention_linear(x, without_biases(state)),
+    },
 }

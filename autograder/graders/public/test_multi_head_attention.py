@@ -11,7 +11,6 @@ from autograder import oracle
 from autograder.checks import check, expect_close, expect_kept, expect_precise, expect_shape, fail
 from autograder.graders import attention as a
 from autograder.graders.attention import (
-    weight_names,
     biased,
     expect_causal,
     expect_close_by_hand,
@@ -24,6 +23,7 @@ from autograder.graders.attention import (
     perturb_from,
     require_by_hand,
     sdpa,
+    weight_names,
 )
 from autograder.graders.inputs import fixed
 from autograder.sandbox.values import Call

@@ -24,7 +24,6 @@ from autograder.checks import (
 from autograder.graders import attention as a
 from autograder.graders import padding as p
 from autograder.graders.attention import (
-    weight_names,
     biased,
     expect_close_by_hand,
     explained,
@@ -32,6 +31,7 @@ from autograder.graders.attention import (
     linear_weights,
     new_module,
     require_by_hand,
+    weight_names,
 )
 from autograder.graders.inputs import fixed
 
