@@ -4,8 +4,10 @@ runner are in test_hostile.py.)"""
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
+import subprocess
 import sys
 import textwrap
 import threading
@@ -891,13 +893,52 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
         return ctypes.CDLL(None, use_errno=True)
     def leave_ipc(x):
         libc = _libc()
-        made = [libc.shmget(KEY, 4096, 0o1666), libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]
+        made = [libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]
         return [m >= 0 for m in made]
     def find_ipc(x):
         libc = _libc()
-        return [libc.shmget(KEY, 0, 0o666) >= 0, libc.msgget(KEY, 0o666) >= 0, libc.semget(KEY, 0, 0o666) >= 0]
+        return [libc.msgget(KEY, 0o666) >= 0, libc.semget(KEY, 0, 0o666) >= 0]
     def leave_and_find_ipc(x):
         return leave_ipc(x) + find_ipc(x)
+
+    def refused_calls(x):
+        import subprocess, sys
+        out = {}
+        try:
+            os.close(os.memfd_create("held"))
+            out["memfd_create"] = "allowed"
+        except OSError as exc:
+            out["memfd_create"] = exc.errno
+        libc = _libc()
+        out["shmget"] = "allowed" if libc.shmget(KEY + 1, 4096, 0o1666) >= 0 else ctypes.get_errno()
+        try:
+            subprocess.run([sys.executable, "-c", "0"], check=False)
+            out["execve"] = "allowed"
+        except OSError as exc:
+            out["execve"] = exc.errno
+        pid = os.fork()  # a process of its own may still be started: a fork runs no new program
+        if pid == 0:
+            os._exit(7)
+        out["fork"] = os.WEXITSTATUS(os.waitpid(pid, 0)[1])
+        return out
+
+    def hold_shared(mb):
+        import mmap
+        pids = []
+        for _ in range(2):
+            pid = os.fork()
+            if pid == 0:
+                block = mmap.mmap(-1, mb << 20, flags=mmap.MAP_SHARED)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+                time.sleep(30)
+                os._exit(0)
+            pids.append(pid)
+        time.sleep(2.5)
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        return mb
 
     def interrupt_pid_1(x):
         sent = []
@@ -969,9 +1010,36 @@ def test_each_child_has_its_own_sysv_ipc_namespace(sb):
     The control: the same process does find what it made."""
     if not sb.info["ipc_namespace_per_process"]:
         pytest.skip("this sandbox cannot give each child an IPC namespace (reported in its isolation)")
-    assert _call(sb, "leave_and_find_ipc", 0, source=ISOLATION) == [True] * 6  # control
-    assert _call(sb, "leave_ipc", 0, source=ISOLATION) == [True] * 3
-    assert _call(sb, "find_ipc", 0, source=ISOLATION) == [False] * 3
+    assert _call(sb, "leave_and_find_ipc", 0, source=ISOLATION) == [True] * 4  # control
+    assert _call(sb, "leave_ipc", 0, source=ISOLATION) == [True] * 2
+    assert _call(sb, "find_ipc", 0, source=ISOLATION) == [False] * 2
+
+
+def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
+    """The children's seccomp filter: starting a program (a fresh interpreter would not have the stage's guards),
+    a memfd and a SysV shared-memory segment (memory no process maps, which no memory budget sees) are refused with
+    EPERM; a fork is not. The control: the same calls in the judge's own process are allowed."""
+    if not sb.info["seccomp_refuses"]:
+        pytest.skip("no seccomp filter here (reported loudly in the sandbox's isolation)")
+    assert {"execve", "execveat", "memfd_create", "shmget"} <= set(sb.info["seccomp_refuses"])
+    assert "a seccomp filter" in sb.isolation
+    os.close(os.memfd_create("control"))
+    assert subprocess.run([sys.executable, "-c", "0"]).returncode == 0
+    refused = _call(sb, "refused_calls", 0, source=ISOLATION)
+    assert refused == {"memfd_create": errno.EPERM, "shmget": errno.EPERM, "execve": errno.EPERM, "fork": 7}
+
+
+def test_shared_memory_counts_towards_the_memory_budget(sb):
+    """Pages mapped MAP_SHARED | MAP_ANONYMOUS are resident but not private: the budget counts them. Two processes
+    of a child holding 300 MB each (past the 544 MB budget of memory_mb=384) end the child for memory; the control,
+    100 MB each, comes back."""
+    assert _call(sb, "hold_shared", 100, source=ISOLATION) == 100
+    proxy = sb.open(ISOLATION, "/submission/isolation.py")
+    try:
+        with pytest.raises(StudentCrashed, match="more memory than allowed"):
+            proxy.call("hold_shared", 300)
+    finally:
+        proxy.close()
 
 
 def test_no_learner_signal_stops_the_zygote(sb):

@@ -3,7 +3,7 @@
 The graph the judge replays cannot tell code that torch generated at run time from a fused kernel (``make_fx``
 with torch's decomposition tables, in a call that is not recorded, or at import) from code written by hand: both
 are plain ops. So in such a stage the kernels themselves do not run in the child: every ATen op whose name says
-it is an attention kernel (:data:`WORDS`) gets a kernel, on every dispatch key it has one, that
+it is an attention kernel (:data:`WORDS`) gets a kernel, on every dispatch key it has one (nested-tensor ones too), that
 ends the child at once with :data:`EXIT_CODE` (an exception could be caught, or lost on a thread). The judge reads
 that exit status from the zygote, not from anything the learner's process says, and names it (:data:`MESSAGE`).
 The registration's handle is leaked (one reference more, then dropped), so no Python object reaches it and
@@ -29,7 +29,6 @@ EXIT_CODE = 86  # the child's exit status when its code reached a fused kernel
 MHA_MESSAGE = "nn.MultiheadAttention (F.multi_head_attention_forward), switched off in this stage"
 MHA_EXIT_CODE = 87
 _exit = os._exit  # bound before any learner code runs
-_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU", "Meta")
 
 
 def _refuse(*args, **kwargs):
@@ -52,12 +51,28 @@ def targets() -> list[tuple[str, str, str]]:
         names = torch._C._dispatch_get_all_op_names()
         for full in names:
             if full.startswith("aten::") and any(word in full for word in WORDS):
-                for key in _KEYS:
+                for key in _dispatch_keys():
                     if torch._C._dispatch_has_kernel_for_dispatch_key(full, key):
                         _TARGETS.append(("aten", full.split("::", 1)[1], key))
         if "autograder::multi_head_attention_forward" in names:  # the worker's mark (recorder.mark_entry_points)
             _TARGETS.append(("autograder", "multi_head_attention_forward", "CompositeExplicitAutograd"))
     return _TARGETS
+
+
+def _dispatch_keys() -> list[str]:
+    """Every dispatch key a kernel can be registered for: the dense backends, and also the nested-tensor (whose
+    CPU kernel of ``_native_multi_head_attention`` is a whole fused attention), sparse, quantized, autocast and
+    functorch ones (the range markers, which are not keys a kernel can have, are left out)."""
+    import torch
+
+    keys = []
+    for key in torch._C.DispatchKey.__members__:
+        try:
+            torch._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor", key)
+        except RuntimeError:
+            continue
+        keys.append(key)
+    return keys
 
 
 def switch_off() -> int:

@@ -254,6 +254,7 @@ class Ready(TypedDict):
     op: Literal["ready"]  # the zygote's first packet, once torch is imported and warm
     pid: int
     ipc: bool  # a child can have a SysV IPC namespace of its own
+    seccomp: list[str]  # the system calls every child's seccomp filter refuses (empty: no filter to be had)
     uid: int | None  # the uid every child becomes
     zygote_uid: int
     pid_namespace: bool

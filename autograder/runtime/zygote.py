@@ -48,6 +48,7 @@ from typing import cast
 
 from .executor import Executor
 from .recorder import _make_tracer, mark_entry_points
+from . import seccomp
 from .fused import targets as fused_kernels
 from .torchrefs import capture_torch, may_have_accelerator
 from .wire import (
@@ -300,10 +301,11 @@ def _clear_capabilities() -> None:
         raise PermissionError("could not clear capabilities")
 
 
-def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bool) -> None:
+def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bool, sandbox_filter) -> None:
     """In the forked child: own session, default signals, private directory, output to a capped file, limits,
-    own IPC namespace, the slot's uid (when the zygote is root), then serve. Nothing of the learner's runs
-    before every one of these steps has held; a step that fails ends the child (the stage fails)."""
+    own IPC namespace, the slot's uid (when the zygote is root), the seccomp filter (``sandbox_filter``, None where
+    the zygote found none to be had), then serve. Nothing of the learner's runs before every one of these steps has
+    held; a step that fails ends the child (the stage fails)."""
     try:
         os.setsid()
         _default_signals()
@@ -324,6 +326,8 @@ def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bo
         _drop_privileges(uid)
         _fresh_keyrings(own_uid=uid is not None)
         _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
+        if sandbox_filter is not None:
+            seccomp.install(sandbox_filter, _libc())
         import types
 
         # learner code starts from a blank __main__ (the runtime's modules stay in sys.modules: nothing they hold
@@ -412,19 +416,23 @@ def _reap() -> bool:
 
 
 def _memory_mb(pids: list[int], base_kb: int) -> float:
-    """Private memory the listed processes hold beyond what each inherited from the zygote (statm:
-    resident minus file-backed and shared pages)."""
-    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm") as fh:
-                fields = fh.read().split()
-            anon_kb = (int(fields[1]) - int(fields[2])) * page_kb
-        except (OSError, ValueError, IndexError):
-            continue
-        total += max(0, anon_kb - base_kb)
-    return total / 1024
+    """Memory the listed processes hold beyond what each inherited from the zygote (:func:`_held_kb`): private
+    pages and shared memory they map (``MAP_SHARED | MAP_ANONYMOUS``: resident, yet not private)."""
+    return sum(max(0, _held_kb(str(pid)) - base_kb) for pid in pids) / 1024
+
+
+def _held_kb(pid: str = "self") -> int:
+    """RssAnon + RssShmem of ``pid`` (0 when it is gone). Memory no process maps cannot be had: the system calls
+    that make it are refused (:mod:`.seccomp`), and /tmp is a tmpfs of bounded size."""
+    held = 0
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(("RssAnon:", "RssShmem:")):
+                    held += int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return held
 
 
 def _wipe(path: str) -> None:
@@ -655,6 +663,30 @@ def read_tail(directory: str, name: str, limit: int = OUTPUT_TAIL) -> bytes:
         os.close(fd)
 
 
+def _probe_seccomp(prog) -> bool:
+    """Whether a forked child can install the seccomp filter ``prog`` and is then refused what it refuses (asked
+    once, by a throwaway fork: a memfd, and starting a program)."""
+    if prog is None:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            seccomp.install(prog, _libc())
+            try:
+                os.memfd_create("probe")
+            except PermissionError:
+                try:
+                    os.execv("/nonexistent/autograder-probe", ["probe"])
+                except PermissionError:
+                    code = 0
+        except BaseException:  # noqa: BLE001 - any failure means: no filter
+            pass
+        _os_exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 def _probe_ipc() -> bool:
     """Whether a forked child can have a SysV IPC namespace of its own (asked once, by a throwaway fork)."""
     pid = os.fork()
@@ -718,15 +750,19 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
 
     _libc()
     ipc = _probe_ipc()
+    sandbox_filter = seccomp.program()
+    if not _probe_seccomp(sandbox_filter):
+        sandbox_filter = None
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
     me = os.getpid()
-    base_kb = _status_kb("RssAnon")
+    base_kb = _held_kb()
     hello: Ready = {
         "op": "ready",
         "pid": me,
         "ipc": ipc,
+        "seccomp": seccomp.refused() if sandbox_filter is not None else [],
         "uid": uid,
         "zygote_uid": os.getuid(),
         "pid_namespace": pid_namespace,
@@ -740,7 +776,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         if not collapsed and (counter >= 8 or not select.select([control], [], [], 1.0)[0]):
             _collapse_heap()
             collapsed = True
-            base_kb = _status_kb("RssAnon")  # what each child inherits, now in huge pages
+            base_kb = _held_kb()  # what each child inherits, now in huge pages
         try:
             msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
         except OSError:
@@ -765,7 +801,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         pid = os.fork()
         if pid == 0:
             control.close()
-            _child(rpc, req, workdir, uid, ipc)
+            _child(rpc, req, workdir, uid, ipc, sandbox_filter)
         rpc.close()
         pidfd = os.pidfd_open(pid)
 

@@ -57,6 +57,9 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   :attr:`Sandbox.isolation`, in words): it reaches every result (``results.json``'s ``extra_data``,
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
+- **A seccomp filter** in every child, before any learner code: no program can be started (a fresh interpreter
+  would have none of the stage's guards), no memory held that no process maps (memfd, SysV shared memory), which
+  the whole-sandbox memory budget (private and shared pages of every process of the child) could not see.
 - **Fused attention off** in a stage that must be written by hand (``open(by_hand=True)``): the child switches
   every fused attention kernel off before the learner's file runs (:mod:`autograder.runtime.fused`); reaching one
   ends the child with an exit status the zygote reports, which the judge names.
@@ -74,8 +77,8 @@ What it does not cover:
 - ``F.multi_head_attention_forward`` (nn.MultiheadAttention's slow path) decomposes into ordinary ops; the
   worker wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's
   closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
-- CPU time and memory within the limits; timing side channels; kernel exploits (no seccomp filter is
-  installed; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
+- CPU time and memory within the limits; timing side channels; kernel exploits (the children's seccomp filter,
+  :mod:`autograder.runtime.seccomp`, refuses only starting programs and memory no process maps; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
   the host allows unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
   data segment is then limited instead of the address space, which CUDA's reservations would exhaust; tested
   only on machines that have a GPU: ``tests/test_devices.py``).
@@ -702,6 +705,7 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
         "judge_is_root": judge_uid == 0,
         "namespaces": namespaces,
         "ipc_namespace_per_process": bool(ready.get("ipc")),
+        "seccomp_refuses": list(ready.get("seccomp") or []),
         "fresh_process_per_stage": True,
         "lost": [],
     }
@@ -715,12 +719,20 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
         if ready.get("ipc")
         else "SysV IPC objects shared between this sandbox's processes"
     )
+    filtered = (
+        "a seccomp filter (no programs started, no memory outside the budget)"
+        if ready.get("seccomp")
+        else "NO seccomp filter"
+    )
     if bubblewrap:
-        text = f"bubblewrap: own {', '.join(namespaces)} namespaces; {who}; {ipc}; a fresh process for every stage"
+        text = (
+            f"bubblewrap: own {', '.join(namespaces)} namespaces; {who}; {ipc}; {filtered}; a fresh process for "
+            "every stage"
+        )
     else:
         text = (
             f"REDUCED, no bubblewrap: a plain subprocess with rlimits, no filesystem, network or PID "
-            f"isolation; {who}; {ipc}; a fresh process for every stage"
+            f"isolation; {who}; {ipc}; {filtered}; a fresh process for every stage"
         )
         info["lost"].append(
             "bubblewrap is not available: learner code runs in a plain subprocess with rlimits only (no "
@@ -736,6 +748,12 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
                 if bubblewrap
                 else ": it can read whatever this user can read and signal every process of this user"
             )
+        )
+    if not ready.get("seccomp"):
+        info["lost"].append(
+            "no seccomp filter could be installed here (Linux on x86-64 or aarch64 is needed): learner code can start "
+            "programs, in which the stage's guards do not hold, and hold memory (memfd, SysV shared memory) that the "
+            "sandbox's memory budget does not see"
         )
     if not ready.get("ipc"):
         info["lost"].append(

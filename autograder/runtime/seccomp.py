@@ -1,0 +1,87 @@
+"""A seccomp filter for learner processes: the system calls no stage needs and that would undo the sandbox's other
+promises fail with EPERM, in the child and in everything it starts (a filter is inherited and cannot be removed).
+
+- ``execve`` / ``execveat``: a fresh interpreter started by the learner's code would not have the fused attention
+  kernels switched off (:mod:`.fused`), and could run ``make_fx`` over torch's own attention to hand back plain
+  ops; nor would any other per-process guard of the child hold there.
+- ``memfd_create``, ``memfd_secret``, ``shmget``: memory that no process maps (pages written into a memfd, a
+  SysV segment after ``shmdt``) is in no process's resident set, so the zygote's whole-sandbox memory budget
+  could not see it; nor does the sandbox's /tmp size bound it.
+- ``io_uring_setup``: io_uring's operations are not system calls, so no filter would see them.
+
+System calls of another ABI than the interpreter's (x32, or 32-bit calls on x86-64) are refused alike, so the same
+call cannot be made under another number. Linux on x86-64 and aarch64 only; :func:`program` is None elsewhere,
+and the zygote then says that learner code runs without the filter (:func:`autograder.sandbox.host._describe`)."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import platform
+import struct
+
+# (audit arch, syscall numbers refused) per machine; numbers from the kernel's syscall tables
+_ARCH = {
+    "x86_64": (
+        0xC000003E,  # AUDIT_ARCH_X86_64
+        {"execve": 59, "execveat": 322, "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "io_uring_setup": 425},
+    ),
+    "aarch64": (
+        0xC00000B7,  # AUDIT_ARCH_AARCH64
+        {
+            "execve": 221,
+            "execveat": 281,
+            "memfd_create": 279,
+            "memfd_secret": 447,
+            "shmget": 194,
+            "io_uring_setup": 425,
+        },
+    ),
+}
+_X32_BIT = 0x40000000  # x86-64 syscall numbers at or above this are the x32 ABI's
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = (
+    0x20,
+    0x15,
+    0x35,
+    0x06,
+)  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, ..., BPF_RET|BPF_K
+_ALLOW, _DENY = 0x7FFF0000, 0x00050000 | errno.EPERM  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+
+
+class _Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def refused() -> list[str]:
+    """The names of the system calls the filter refuses on this machine (none where there is no filter)."""
+    arch = _ARCH.get(platform.machine())
+    return sorted(arch[1]) if arch else []
+
+
+def program() -> _Prog | None:
+    """The filter as a ``sock_fprog``, built once in the zygote (a child then makes one call to install it), or None
+    where this machine has none."""
+    arch = _ARCH.get(platform.machine())
+    if arch is None:
+        return None
+    audit_arch, numbers = arch
+    calls = sorted(numbers.values())
+    ops = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, audit_arch), (_RET_K, 0, 0, _DENY), (_LD_W_ABS, 0, 0, 0)]
+    if platform.machine() == "x86_64":
+        ops.append((_JGE_K, 0, 1, _X32_BIT))  # taken: the next op (deny); not taken: skip it
+        ops.append((_RET_K, 0, 0, _DENY))
+    for i, nr in enumerate(calls):
+        ops.append((_JEQ_K, len(calls) - i, 0, nr))  # equal: jump to the deny at the end
+    ops += [(_RET_K, 0, 0, _ALLOW), (_RET_K, 0, 0, _DENY)]
+    code = b"".join(struct.pack("HBBI", *op) for op in ops)
+    return _Prog(len(ops), code)  # the structure keeps ``code`` alive (ctypes holds what a c_char_p field points to)
+
+
+def install(prog: _Prog, libc) -> None:
+    """Install ``prog`` in this process for good (no-new-privileges first, as the kernel asks of a process without
+    CAP_SYS_ADMIN); raises OSError when it did not hold."""
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed: no seccomp filter")
