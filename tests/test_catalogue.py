@@ -159,7 +159,8 @@ ONE_LOSS = [
     ("padding_and_cross_attention__additive_mask_nan_to_num", "CrossAttention: gradients reach"),
     ("kv_cache__overflow_ignores_new", "KVCache: ValueError past max_len"),
     ("kv_cache__refuses_a_full_cache", "KVCache: ValueError past max_len"),
-    ("dot_product_attention__weights_naive", "weights: rows sum to 1 (also for scores of a few hundred)"),
+    ("dot_product_attention__weights_naive", "weights and context: rows sum to 1, finite for scores of a few hundred"),
+    ("dot_product_attention__context_naive_softmax", "weights and context: rows sum to 1, finite for scores of a few"),
 ]
 
 
@@ -198,6 +199,13 @@ def test_a_mistake_is_named_wherever_it_explains_the_answer(graded, name, checks
 # A failure says what went wrong for this mistake, not for another with the same symptom (a NaN).
 SAYS = [
     ("blockwise_attention__future_blocks_first", "blockwise_attention stays finite", "comes from the hidden keys"),
+    # the judge's own backward of a wrong-shaped output is not the learner's error
+    (
+        "causal_attention__returns_weights",
+        "CausalSelfAttention: gradients reach",
+        "expected an output of shape (2, 8, 3)",
+    ),
+    ("causal_attention__softmax_dtype_float32", "CausalSelfAttention: values with", "two tensors of different dtypes"),
 ]
 
 

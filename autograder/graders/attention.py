@@ -39,6 +39,8 @@ MASK_IN_STAGE_6 = "causal mask applied (stage 6 attends to the whole sequence)"
 X_T = "x.T on batched input (reverses every dim; use x.transpose(-2, -1))"
 # named by what the answer shows: the same numbers come from a mask sliced from the wrong rows (self.mask[-T:])
 NO_MASK = "no causal mask, or one that hides nothing (rows taken from its end, self.mask[-T:]): the future leaks in"
+# what a causality failure says when no known mistake explains the answer: true of every mask that leaks
+FUTURE_LEAKS = "the future leaks in: no causal mask, or one that hides too little"
 MASK_AFTER_SOFTMAX = "mask applied after softmax (the future still counts in the normalisation)"
 ZERO_NOT_INF = "masked with 0 instead of -inf (the future still gets weight)"
 INVERTED_MASK = "inverted mask (the future visible, the past hidden)"
@@ -109,7 +111,21 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
             "(B, T, d_in) @ (d_in, d_out) -> (B, T, d_out)",
             None,
         )
+    if DTYPE_CLASH.search(message):
+        return (
+            "two tensors of different dtypes met in one operation: a tensor made in a fixed dtype "
+            "(dtype=torch.float32, .float(), .double(), softmax(..., dtype=...)) must be made with dtype=x.dtype, "
+            "or cast back with .to(x.dtype)",
+            None,
+        )
     return None, None
+
+
+# torch's messages when an op gets tensors of two dtypes (matmul, linear, addmm, bmm, ...)
+DTYPE_CLASH = re.compile(
+    r"expected scalar type \w+ but found \w+|expected (both operands|mat1 and mat2|m1 and m2) to have the same "
+    r"dtype|to have the same dtype|should be the same dtype|must have the same dtype"
+)
 
 
 class explained:
@@ -516,7 +532,7 @@ def expect_causal(
         f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "
         "of later steps to -inf before the softmax, so that they get exactly zero weight."
     )
-    fail(msg + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or NO_MASK)
+    fail(msg + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or FUTURE_LEAKS)
 
 
 def perturb_from(x: torch.Tensor, t: int, seed: int) -> torch.Tensor:
@@ -531,7 +547,13 @@ def sdpa(q, k, v) -> torch.Tensor:
     return torch.nn.functional.scaled_dot_product_attention(q.to(F64), k.to(F64), v.to(F64), is_causal=True)
 
 
-def grads_of(reply: dict, names, what: str) -> dict:
+def grads_of(reply: dict, names, what: str, upstream: torch.Tensor) -> dict:
+    """The gradients of ``names`` in ``reply``, the answer to a call made with ``upstream``; a failure that says
+    why when there are none: an output of another shape than ``upstream`` (whose gradients are not asked for), or
+    one not connected to the parameters."""
+    out = reply.get("value")
+    if isinstance(out, Out) and tuple(out.shape) != tuple(upstream.shape):
+        fail(f"{what}: expected an output of shape {tuple(upstream.shape)}, got {tuple(out.shape)}", mistake=None)
     grads = reply.get("grads")
     if not grads:
         fail(

@@ -107,6 +107,8 @@ MISTAKES = {
         m.SCALE_HS_NO_SQRT: lambda x, s, nh: _mha(x, s, nh, scale=_d_out(s) / nh),
         # one head: the same numbers as no scale; n_heads == d_in or d_out: as those (then none is named)
         m.SCALE_N_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(nh)),
+        # where T equals another size the numbers are that size's mistake's (then none is named)
+        m.SCALE_STEPS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(x.shape[-2])),
         m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),
         m.MASK_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, mask_after=True),
         m.ZERO_NOT_INF: lambda x, s, nh: _mha(x, s, nh, fill=0.0),

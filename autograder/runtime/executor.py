@@ -339,8 +339,8 @@ class Executor:
         if grad:
             # d(sum(out * upstream))/d(params and grad-requiring inputs): the judge compares with its own grads
             upstream = self.decode(grad["upstream"], blob)
-            if not isinstance(value, t.TensorBase) or not value.requires_grad:
-                reply["grads"] = None
+            if not isinstance(value, t.TensorBase) or not value.requires_grad or value.shape != upstream.shape:
+                reply["grads"] = None  # (an answer of another shape: the judge says so, from the value)
             else:
                 # d(sum(out * upstream)) as a scalar's backward: the same gradients bit for bit (1 * u == u),
                 # and unlike backward(out, upstream) it never imports sympy (0.3 s in a fresh process)

@@ -1,4 +1,4 @@
-"""MISTAKE: the cache not used (new tokens attend only to each other)
+"""MISTAKE: the cache not used (new tokens attend only to each other: forward ignores the cache, or append returns only the new keys and values)
 
 Appends the new keys and values to the cache but attends with the new ones only.
 """

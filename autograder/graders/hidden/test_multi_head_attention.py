@@ -85,8 +85,10 @@ def test_random_torch_mha(student, rng):
     d = nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)  # head size >= 2 and != n_heads
     handle, w = _module(student, rng, d, d, nh, 8, True)
     # T < context_length whatever the seed: mask rows sliced from the wrong end (self.mask[-T:]) show only there;
-    # T >= 4: this call is recorded (see test_random_mha)
-    x = randn(rng, 3, _rand_int(rng, 4, 7), d)
+    # T >= 4: this call is recorded (see test_random_mha); T != head size: a scale by sqrt(T) would be right
+    T = _rand_int(rng, 4, 6)
+    T += T == d // nh
+    x = randn(rng, 3, T, d)
     what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, context_length=8, qkv_bias=True)(x {tuple(x.shape)})"
     with explained(student, what):
         reply = handle(x, cast=F64, record=lambda x: torch_mha(x, w, nh), full=True)

@@ -73,7 +73,7 @@ def test_random_gradients(student, rng):
     handle, w = _linear(student, rng, 5, 2, True)
     what = "SelfAttentionLinear(5, 2, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(x, cast=F64, upstream=up, full=True), weight_names(w), what)
+        grads = grads_of(handle(x, cast=F64, upstream=up, full=True), weight_names(w), what, up)
     for name in weight_names(w):
         expect_close(
             grads[name],

@@ -278,7 +278,7 @@ def test_module_gradients(student):
     up = fixed(2, 8, 3, seed=95)
     what = "CausalSelfAttention(4, 3, 8, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X8, cast=F64, upstream=up, full=True), weight_names(w), what)
+        grads = grads_of(handle(X8, cast=F64, upstream=up, full=True), weight_names(w), what, up)
     for name in weight_names(w):
         expect_close(
             grads[name],

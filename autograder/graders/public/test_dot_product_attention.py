@@ -169,12 +169,20 @@ def test_weights(student):
         )
 
 
-@check("weights: rows sum to 1 (also for scores of a few hundred)")
+# whole numbers up to 10 in size (exact in float32): scores x_t . x_s of up to 300, where exp overflows float32
+BIG_X = (X5 * 10).round()
+
+
+@check("weights and context: rows sum to 1, finite for scores of a few hundred")
 def test_weights_rows(student):
     big = SCORES * 100  # scores up to 300: exp overflows float32 past 88
     answers = iter(
         student.call_all(
-            [Call("attention_weights", SCORES, cast=torch.float64), Call("attention_weights", big, cast=torch.float32)]
+            [
+                Call("attention_weights", SCORES, cast=torch.float64),
+                Call("attention_weights", big, cast=torch.float32),
+                Call("context_vectors", BIG_X, cast=torch.float32),
+            ]
         )
     )
     got = expect_shape(
@@ -203,6 +211,16 @@ def test_weights_rows(student):
             "a softmax of any scores: use softmax_stable (the row's maximum subtracted before exp)"
         )
     expect_close(got, oracle.expected("attention_weights", big), what=what)
+    # the weights are stable, so context_vectors must be too: it is attention_weights(attention_scores(x)) @ x
+    what = "context_vectors(x (2, 5, 3) of whole numbers up to 10, float32: scores up to 300)"
+    got = expect_shape(next(answers), BIG_X.shape, what)
+    if not bool(torch.isfinite(got.t).all()):
+        fail(
+            f"{what} holds NaN or inf, though attention_weights is finite for such scores: context_vectors must "
+            "use attention_weights (the stable softmax), not a softmax of its own. Write it as "
+            "attention_weights(attention_scores(x)) @ x"
+        )
+    expect_close(got, oracle.expected("context_vectors", BIG_X), what=what)
 
 
 @check("context: journey row 2 is [0.4419, 0.6515, 0.5683]", weight=2)

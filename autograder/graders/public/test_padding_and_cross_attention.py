@@ -418,7 +418,7 @@ def test_gradients(student):
     # reaches every weight's gradient, the whole batch's
     what = "CrossAttention(5, 3, 6, n_heads=2, qkv_bias=True), context lengths (6, 0, 2): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, CTX, EMPTY, cast=F64, upstream=up, full=True), weight_names(w), what)
+        grads = grads_of(handle(X, CTX, EMPTY, cast=F64, upstream=up, full=True), weight_names(w), what, up)
     for name in weight_names(w):
         expect_close(
             grads[name],

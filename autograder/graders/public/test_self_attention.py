@@ -237,7 +237,7 @@ def test_gradients(student):
     handle = params_module(student, 4, 3, w)
     what = "SelfAttentionParams(4, 3): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), NAMES, what)
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), NAMES, what, up)
     for name in NAMES:
         expect_close(
             grads[name],
@@ -249,7 +249,7 @@ def test_gradients(student):
     w = handle.held
     what = "SelfAttentionLinear(4, 3, qkv_bias=True): backward of sum(out * u)"
     with explained(student, what):
-        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), weight_names(w), what)
+        grads = grads_of(handle(X, cast=F64, upstream=up, full=True), weight_names(w), what, up)
     for name in weight_names(w):
         expect_close(
             grads[name],
