@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import linecache
 import shutil
 import sys
+import types
 import warnings
 from pathlib import Path
 
@@ -64,8 +66,15 @@ def in_process(prefix: str):
         key = (sub.student, stage.key)
         if key not in namespaces:
             namespaces.clear()
-            namespaces[key] = {"__name__": f"{prefix}_{stage.key}"}
-            exec(compile(sub.sources[stage.key][1], stage.file, "exec"), namespaces[key])  # noqa: S102 - ours
+            # a module of its own, and its source where inspect finds it, as the sandbox's executor gives a stage
+            # (Executor.load_source): @dataclass looks its module up, torch.jit.script reads the source
+            source = sub.sources[stage.key][1]
+            module = types.ModuleType(f"{prefix}_{stage.key}")
+            module.__file__ = stage.file
+            sys.modules[module.__name__] = module
+            linecache.cache[stage.file] = (len(source), None, source.splitlines(True), stage.file)
+            namespaces[key] = module.__dict__
+            exec(compile(source, stage.file, "exec"), namespaces[key])  # noqa: S102 - ours
         return LocalStudent(namespaces[key], filename=stage.file)
 
     return open_student
