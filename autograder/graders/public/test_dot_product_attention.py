@@ -203,24 +203,29 @@ def test_weights_rows(student):
         "attention_weights(scores (2, 4, 4))",
         oracle.mistakes("attention_weights", SCORES),
     )
-    what = "attention_weights(scores (2, 4, 4) of up to ±300, float32)"
-    got = expect_shape(next(answers), big.shape, what)
-    if not bool(torch.isfinite(got.t).all()):
-        fail(
-            f"{what} holds NaN or inf: exp of a score above 88 overflows float32, and inf / inf is NaN. Weights are "
-            "a softmax of any scores: use softmax_stable (the row's maximum subtracted before exp)"
-        )
-    expect_close(got, oracle.expected("attention_weights", big), what=what)
+    _finite_and_right(
+        next(answers),
+        oracle.expected("attention_weights", big),
+        "attention_weights(scores (2, 4, 4) of up to ±300, float32)",
+        "exp of a score above 88 overflows float32, and inf / inf is NaN. Weights are a softmax of any scores: use "
+        "softmax_stable (the row's maximum subtracted before exp)",
+    )
     # the weights are stable, so context_vectors must be too: it is attention_weights(attention_scores(x)) @ x
-    what = "context_vectors(x (2, 5, 3) of whole numbers up to 10, float32: scores up to 300)"
-    got = expect_shape(next(answers), BIG_X.shape, what)
+    _finite_and_right(
+        next(answers),
+        oracle.expected("context_vectors", BIG_X),
+        "context_vectors(x (2, 5, 3) of whole numbers up to 10, float32: scores up to 300)",
+        "attention_weights is finite for such scores, so context_vectors does not use it. Write it as "
+        "attention_weights(attention_scores(x)) @ x (the stable softmax), not with a softmax of its own",
+    )
+
+
+def _finite_and_right(got, expected: torch.Tensor, what: str, why: str) -> None:
+    """``got`` has the shape of ``expected``, holds no NaN or inf (else a failure that says ``why``), and equals it."""
+    got = expect_shape(got, expected.shape, what)
     if not bool(torch.isfinite(got.t).all()):
-        fail(
-            f"{what} holds NaN or inf, though attention_weights is finite for such scores: context_vectors must "
-            "use attention_weights (the stable softmax), not a softmax of its own. Write it as "
-            "attention_weights(attention_scores(x)) @ x"
-        )
-    expect_close(got, oracle.expected("context_vectors", BIG_X), what=what)
+        fail(f"{what} holds NaN or inf: {why}")
+    expect_close(got, expected, what=what)
 
 
 @check("context: journey row 2 is [0.4419, 0.6515, 0.5683]", weight=2)
