@@ -299,4 +299,6 @@ def test_dtype_device(student, device):
 def test_precision(student):
     calls = [Call(name, x, cast=torch.float64, **kw) for name, x, kw in CALLS]
     for (name, x, kw), got in zip(CALLS, call_each(student, calls)):
-        expect_precise(got, oracle.expected(name, x, **kw), what=f"{name}(x float64)")
+        expect_precise(
+            got, oracle.expected(name, x, **kw), what=f"{name}(x float64)", mistakes=oracle.mistakes(name, x, **kw)
+        )

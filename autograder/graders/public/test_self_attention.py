@@ -305,4 +305,4 @@ def test_precision(student):
         what = f"{cls}(4, 3) in float64 (x float64)"
         with explained(student, what):
             got = handle(X, cast=F64)
-        expect_precise(got, oracle.expected(key, X, w), what=what)
+        expect_precise(got, oracle.expected(key, X, w), what=what, mistakes=oracle.mistakes(key, X, w))

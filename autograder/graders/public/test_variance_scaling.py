@@ -125,4 +125,5 @@ def test_precision(student):
             got,
             oracle.expected("scaled_scores", q, k),
             what=f"scaled_scores(q {tuple(q.shape)}, k {tuple(k.shape)} float64)",
+            mistakes=oracle.mistakes("scaled_scores", q, k),
         )
