@@ -69,6 +69,7 @@ SHIPPED = (
     "runtime/recorder.py",
     "runtime/executor.py",
     "runtime/fused.py",
+    "runtime/seccomp.py",
     "runtime/zygote.py",
     "runtime/worker.py",
     "graders/__init__.py",
