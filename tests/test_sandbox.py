@@ -1021,12 +1021,15 @@ def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
     EPERM; a fork is not. The control: the same calls in the judge's own process are allowed."""
     if not sb.info["seccomp_refuses"]:
         pytest.skip("no seccomp filter here (reported loudly in the sandbox's isolation)")
-    assert {"execve", "execveat", "memfd_create", "shmget"} <= set(sb.info["seccomp_refuses"])
+    assert {"execve", "execveat", "shmget"} <= set(sb.info["seccomp_refuses"])
     assert "a seccomp filter" in sb.isolation
     os.close(os.memfd_create("control"))
     assert subprocess.run([sys.executable, "-c", "0"]).returncode == 0
     refused = _call(sb, "refused_calls", 0, source=ISOLATION)
-    assert refused == {"memfd_create": errno.EPERM, "shmget": errno.EPERM, "execve": errno.EPERM, "fork": 7}
+    # with torch built for an accelerator, memfd_create stays allowed (its driver needs it), and the loss is reported
+    memfd = errno.EPERM if "memfd_create" in sb.info["seccomp_refuses"] else "allowed"
+    assert memfd == errno.EPERM or any("memfd_create stays allowed" in lost for lost in sb.info["lost"])
+    assert refused == {"memfd_create": memfd, "shmget": errno.EPERM, "execve": errno.EPERM, "fork": 7}
 
 
 def test_shared_memory_counts_towards_the_memory_budget(sb):

@@ -6,7 +6,8 @@ promises fail with EPERM, in the child and in everything it starts (a filter is 
   ops; nor would any other per-process guard of the child hold there.
 - ``memfd_create``, ``memfd_secret``, ``shmget``: memory that no process maps (pages written into a memfd, a
   SysV segment after ``shmdt``) is in no process's resident set, so the zygote's whole-sandbox memory budget
-  could not see it; nor does the sandbox's /tmp size bound it.
+  could not see it; nor does the sandbox's /tmp size bound it. Where torch is built for an accelerator,
+  ``memfd_create`` stays allowed: the CUDA driver needs it to initialise (the sandbox reports that loss).
 - ``io_uring_setup``: io_uring's operations are not system calls, so no filter would see them.
 
 System calls of another ABI than the interpreter's (x32, or 32-bit calls on x86-64) are refused alike, so the same
@@ -53,20 +54,21 @@ class _Prog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
 
-def refused() -> list[str]:
-    """The names of the system calls the filter refuses on this machine (none where there is no filter)."""
+def refused(accelerator: bool = False) -> list[str]:
+    """The names of the system calls the filter refuses on this machine (none where there is no filter);
+    ``accelerator``: torch is built for one, whose driver needs ``memfd_create``."""
     arch = _ARCH.get(platform.machine())
-    return sorted(arch[1]) if arch else []
+    return sorted(n for n in arch[1] if not (accelerator and n == "memfd_create")) if arch else []
 
 
-def program() -> _Prog | None:
+def program(accelerator: bool = False) -> _Prog | None:
     """The filter as a ``sock_fprog``, built once in the zygote (a child then makes one call to install it), or None
-    where this machine has none."""
+    where this machine has none; it refuses :func:`refused`."""
     arch = _ARCH.get(platform.machine())
     if arch is None:
         return None
     audit_arch, numbers = arch
-    calls = sorted(numbers.values())
+    calls = sorted(numbers[name] for name in refused(accelerator))
     ops = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, audit_arch), (_RET_K, 0, 0, _DENY), (_LD_W_ABS, 0, 0, 0)]
     if platform.machine() == "x86_64":
         ops.append((_JGE_K, 0, 1, _X32_BIT))  # taken: the next op (deny); not taken: skip it

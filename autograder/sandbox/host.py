@@ -755,6 +755,11 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
             "programs, in which the stage's guards do not hold, and hold memory (memfd, SysV shared memory) that the "
             "sandbox's memory budget does not see"
         )
+    elif "memfd_create" not in (ready.get("seccomp") or []):
+        info["lost"].append(
+            "memfd_create stays allowed (torch here is built for an accelerator, whose driver needs it): memory "
+            "learner code holds in a memfd is not counted by the sandbox's memory budget"
+        )
     if not ready.get("ipc"):
         info["lost"].append(
             "each child cannot have a SysV IPC namespace of its own here: shared memory and "
