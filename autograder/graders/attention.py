@@ -477,14 +477,28 @@ def expect_dropout_in_training(student, handle, args: tuple, expected: torch.Ten
             DROPOUT_UNUSED,
         )
     weights, values = heads
-    expect_dropout_on_weights(y, weights, values, p, what)
+    expect_dropout_on_weights(y, weights, values, p, what, expected)
 
 
-def expect_dropout_on_weights(y: torch.Tensor, weights: torch.Tensor, values: torch.Tensor, p: float, what: str):
+def expect_dropout_on_weights(
+    y: torch.Tensor, weights: torch.Tensor, values: torch.Tensor, p: float, what: str, expected: torch.Tensor
+):
     """``y`` (B, T, nh * hs_v), an attention's output in training mode with dropout ``p``, next to the heads'
-    weights (B, nh, T, T_k) and values (B, nh, T_k, hs_v) computed here: dropout on the attention weights cuts
-    whole links, so each head's output at step t must be 1 / (1 - p) times the sum of w[t, s] v[s] over some of
-    the keys s it sees (those of a nonzero weight: all their subsets are tried, T_k small)."""
+    weights (B, nh, T, T_k) and values (B, nh, T_k, hs_v) computed here, and ``expected``, the eval-mode output:
+    dropout on the attention weights cuts whole links, so each head's output at step t must be 1 / (1 - p) times
+    the sum of w[t, s] v[s] over some of the keys s it sees (those of a nonzero weight: all their subsets are
+    tried, T_k small). An output whose values are each 0 or 1 / (1 - p) times the eval value had its dropout on
+    the output, which is named."""
+    scale = 1.0 / (1.0 - p)
+    zero = y.abs() <= 1e-9
+    scaled = (y - scale * expected).abs() <= 1e-7 * (1 + expected.abs())
+    if bool((zero | scaled).all()) and not bool((zero.all(-1) | scaled.all(-1)).all()):
+        fail(
+            f"{what} in training mode: every output value is either 0 or {scale:g} x the eval value, one by one: "
+            "the dropout is applied to the output. Apply it to the attention weights (after the softmax, "
+            "before @ v), so that whole links between positions are cut.",
+            DROPOUT_OUTPUT,
+        )
     import itertools
 
     B, nh, T, Tk = weights.shape
