@@ -58,8 +58,9 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
 - **A seccomp filter** in every child, before any learner code: no program can be started (a fresh interpreter
-  would have none of the stage's guards), no memory held that no process maps (memfd, SysV shared memory), which
-  the whole-sandbox memory budget (private and shared pages of every process of the child) could not see.
+  would have none of the stage's guards), no memory held that no process maps (SysV shared memory, and a memfd
+  except where torch is built for an accelerator, whose driver needs one: a reported loss), which the
+  whole-sandbox memory budget (private and shared pages of every process of the child) could not see.
 - **Fused attention off** in a stage that must be written by hand (``open(by_hand=True)``): the child switches
   every fused attention kernel off before the learner's file runs (:mod:`autograder.runtime.fused`); reaching one
   ends the child with an exit status the zygote reports, which the judge names.
