@@ -663,34 +663,28 @@ def read_tail(directory: str, name: str, limit: int = OUTPUT_TAIL) -> bytes:
         os.close(fd)
 
 
-def _probe_seccomp(prog) -> bool:
-    """Whether a forked child can install the seccomp filter ``prog`` and is then refused what it refuses (asked
-    once, by a throwaway fork that tries to start a program)."""
-    if prog is None:
-        return False
+def _holds_in_a_fork(check) -> bool:
+    """Whether ``check()`` returns True in a throwaway fork (asked once, before any child: what it changes, a
+    namespace or a seccomp filter, stays out of the zygote). An exception means no."""
     pid = os.fork()
     if pid == 0:
-        code = 1
         try:
-            seccomp.install(prog, _libc())
-            try:
-                os.execv("/nonexistent/autograder-probe", ["probe"])
-            except PermissionError:  # (ENOENT without the filter)
-                code = 0
-        except BaseException:  # noqa: BLE001 - any failure means: no filter
-            pass
-        _os_exit(code)
+            ok = bool(check())
+        except BaseException:  # noqa: BLE001 - any failure means: it does not hold
+            ok = False
+        _os_exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _probe_ipc() -> bool:
-    """Whether a forked child can have a SysV IPC namespace of its own (asked once, by a throwaway fork)."""
-    pid = os.fork()
-    if pid == 0:
-        _os_exit(0 if _own_ipc_namespace() else 1)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+def _refused_a_program(prog) -> bool:
+    """Installs the seccomp filter ``prog``; whether starting a program is then refused (ENOENT without it)."""
+    seccomp.install(prog, _libc())
+    try:
+        os.execv("/nonexistent/autograder-probe", ["probe"])
+    except PermissionError:
+        return True
+    return False
 
 
 def _collapse_heap() -> None:
@@ -746,12 +740,12 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     import resource  # noqa: F401 - loaded here, not in each child's _apply_limits: a child maps no new code
 
     _libc()
-    ipc = _probe_ipc()
+    ipc = _holds_in_a_fork(_own_ipc_namespace)
     import torch
 
     accelerator = may_have_accelerator(torch)
     sandbox_filter = seccomp.program(accelerator)
-    if not _probe_seccomp(sandbox_filter):
+    if sandbox_filter is None or not _holds_in_a_fork(lambda: _refused_a_program(sandbox_filter)):
         sandbox_filter = None
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
