@@ -74,7 +74,10 @@ def expect_largest(
 WRONG_CACHE_DIM = "concatenated on the wrong dim (heads, dim 1, instead of time, dim -2)"
 VALUES_NOT_CACHED = "keys cached but not values"
 CAUSAL_OFFSET_IGNORED = "causal offset of the new tokens ignored (mask rows 0.. instead of T_cached..)"
-CACHE_NOT_USED = "the cache not used (new tokens attend only to each other: forward ignores the cache, or append returns only the new keys and values)"
+CACHE_NOT_USED = (
+    "the cache not used (new tokens attend only to each other: forward ignores the cache, or append returns only the "
+    "new keys and values)"
+)
 UNPROJECTED = "the cache stores the unprojected inputs"
 RECOMPUTES = "recomputes the whole sequence every step"
 NO_OVERFLOW_CHECK = "no ValueError past max_len"

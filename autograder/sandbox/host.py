@@ -79,8 +79,9 @@ What it does not cover:
   worker wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's
   closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
 - CPU time and memory within the limits; timing side channels; kernel exploits (the children's seccomp filter,
-  :mod:`autograder.runtime.seccomp`, refuses only starting programs and memory no process maps; with a root judge no ``--disable-userns`` either, so learner code may create user namespaces where
-  the host allows unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
+  :mod:`autograder.runtime.seccomp`, refuses only starting programs and memory no process maps; with a root
+  judge no ``--disable-userns`` either, so learner code may create user namespaces where the host allows
+  unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
   data segment is then limited instead of the address space, which CUDA's reservations would exhaust; tested
   only on machines that have a GPU: ``tests/test_devices.py``).
 - **Without bubblewrap** (macOS, Windows, containers that forbid namespaces, such as some Gradescope images)

@@ -267,9 +267,8 @@ def test_each_head(student):
 def test_sdpa_per_head(student):
     nh = 4
     handle, w = module(student, 4, 8, nh, bias=True, wseed=111)
-    x = X[
-        :, :7
-    ].contiguous()  # T = 7: no other size of this module (a scale by sqrt(T) is then told from one by sqrt(d_out))
+    # T = 7: no other size of this module (a scale by sqrt(T) is then told from one by sqrt(d_out))
+    x = X[:, :7].contiguous()
     q, k, v = heads_of(x, w, nh)
     heads = sdpa(q, k, v)  # (B, nh, T, hs)
     expected = F.linear(torch.cat(heads.unbind(1), dim=-1), w["out_proj.weight"], w.get("out_proj.bias"))
