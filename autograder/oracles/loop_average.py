@@ -1,13 +1,18 @@
-"""Stage 1: the running average, as plainly as it can be written (the "spec")."""
+"""Stage 1: the running average. The judge's reference is vectorised (a cumulative sum over the steps divided by
+the step count): the learner's loop, ``x[..., :t + 1, :].mean(dim=-2)`` for each t, gives the same values to
+float64 rounding, at a few microseconds instead of a Python step per row (the references of stages 2 and 3 at
+T = 256 are this one)."""
 
 import torch
 
 
+def _steps(x: torch.Tensor, start: int = 1) -> torch.Tensor:
+    """The step counts start, start + 1, ... as a column that divides ``x``'s rows."""
+    return torch.arange(start, start + x.shape[-2], dtype=x.dtype, device=x.device).unsqueeze(-1)
+
+
 def causal_mean_loop(x: torch.Tensor) -> torch.Tensor:
-    out = torch.zeros_like(x)
-    for t in range(x.shape[-2]):
-        out[..., t, :] = x[..., : t + 1, :].mean(dim=-2)
-    return out
+    return x.cumsum(dim=-2) / _steps(x)
 
 
 def _sum_not_mean(x):
@@ -16,8 +21,7 @@ def _sum_not_mean(x):
 
 def _off_by_one(x):  # x[:t] instead of x[:t+1]: step t averages only the past, and step 0 is empty
     out = torch.zeros_like(x)
-    for t in range(1, x.shape[-2]):
-        out[..., t, :] = x[..., :t, :].mean(dim=-2)
+    out[..., 1:, :] = x[..., :-1, :].cumsum(dim=-2) / _steps(x[..., 1:, :])
     return out
 
 
