@@ -161,6 +161,9 @@ ONE_LOSS = [
     ("kv_cache__refuses_a_full_cache", "KVCache: ValueError past max_len"),
     ("dot_product_attention__weights_naive", "weights and context: rows sum to 1, finite for scores of a few hundred"),
     ("dot_product_attention__context_naive_softmax", "weights and context: rows sum to 1, finite for scores of a few"),
+    ("causal_attention__dropout_never_applied", "CausalSelfAttention: dropout acts on the attention weights"),
+    # no nn.Dropout at all: the structure check says so, the training-mode check does not take a second point
+    ("causal_attention__no_dropout_module", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
 ]
 
 

@@ -471,9 +471,10 @@ def expect_dropout_in_training(student, handle, args: tuple, expected: torch.Ten
     if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
         if "Dropout" not in handle.info.get("modules", {}).values():
             return
+        each = "each head's" if heads[0].shape[1] > 1 else "the"
         fail(
-            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass each "
-            "head's attention weights through self.dropout after the softmax and before @ v.",
+            f"{what} in training mode gave exactly the eval-mode output: the dropout is never applied. Pass {each} "
+            "attention weights through self.dropout after the softmax and before @ v.",
             DROPOUT_UNUSED,
         )
     weights, values = heads
