@@ -911,6 +911,15 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
             out["memfd_create"] = exc.errno
         libc = _libc()
         out["shmget"] = "allowed" if libc.shmget(KEY + 1, 4096, 0o1666) >= 0 else ctypes.get_errno()
+        import socket
+        for name, make in (("socketpair", socket.socketpair), ("pipe", os.pipe)):
+            try:
+                ends = make()
+                out[name] = "allowed"
+                for end in ends:
+                    end.close() if hasattr(end, "close") else os.close(end)
+            except OSError as exc:
+                out[name] = exc.errno
         try:
             subprocess.run([sys.executable, "-c", "0"], check=False)
             out["execve"] = "allowed"
@@ -1017,19 +1026,34 @@ def test_each_child_has_its_own_sysv_ipc_namespace(sb):
 
 def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
     """The children's seccomp filter: starting a program (a fresh interpreter would not have the stage's guards),
-    a memfd and a SysV shared-memory segment (memory no process maps, which no memory budget sees) are refused with
-    EPERM; a fork is not. The control: the same calls in the judge's own process are allowed."""
+    a memfd, a SysV shared-memory segment, a socket pair and a pipe (memory no process maps, which no memory budget
+    sees: the buffers of the socket pairs one process may open held 46 MB) are refused with EPERM; a fork is not.
+    The control: the same calls in the judge's own process are allowed."""
     if not sb.info["seccomp_refuses"]:
         pytest.skip("no seccomp filter here (reported loudly in the sandbox's isolation)")
     assert {"execve", "execveat", "shmget"} <= set(sb.info["seccomp_refuses"])
     assert "a seccomp filter" in sb.isolation
     os.close(os.memfd_create("control"))
+    for end in socket.socketpair():
+        end.close()
+    for end in os.pipe():
+        os.close(end)
     assert subprocess.run([sys.executable, "-c", "0"]).returncode == 0
     refused = _call(sb, "refused_calls", 0, source=ISOLATION)
-    # with torch built for an accelerator, memfd_create stays allowed (its driver needs it), and the loss is reported
-    memfd = errno.EPERM if "memfd_create" in sb.info["seccomp_refuses"] else "allowed"
-    assert memfd == errno.EPERM or any("memfd_create stays allowed" in lost for lost in sb.info["lost"])
-    assert refused == {"memfd_create": memfd, "shmget": errno.EPERM, "execve": errno.EPERM, "fork": 7}
+    # with torch built for an accelerator, memfd_create, sockets and pipes stay allowed (its driver needs a memfd),
+    # and the loss is reported
+    driver = "allowed" if "memfd_create" not in sb.info["seccomp_refuses"] else errno.EPERM
+    assert driver == errno.EPERM or any(
+        "memfd_create, sockets and pipes stay allowed" in lost for lost in sb.info["lost"]
+    )
+    assert refused == {
+        "memfd_create": driver,
+        "shmget": errno.EPERM,
+        "socketpair": driver,
+        "pipe": driver,
+        "execve": errno.EPERM,
+        "fork": 7,
+    }
 
 
 def test_shared_memory_counts_towards_the_memory_budget(sb):
