@@ -16,6 +16,7 @@ output of a known mistake on the same input — the mistake's name.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterator, NoReturn
 
@@ -421,12 +422,11 @@ def error_line(error: dict, source: str = "") -> str:
     return code
 
 
-def uses_dot_T(code: str) -> bool:
-    """Does a line of code use the ``.T`` attribute (``keys.T``), not a longer name (``x.Total``, ``.Tensor``)?"""
-    i = code.find(".T")
-    while i >= 0:
-        after = code[i + 2 : i + 3]
-        if not (after.isalnum() or after == "_"):
+def uses_dot_T(code: str, *, on_weights: bool = True) -> bool:
+    """Does a line of code use the ``.T`` attribute (``keys.T``), not a longer name (``x.Total``, ``.Tensor``)?
+    ``on_weights=False``: only where ``.T`` is not applied to a module's own attribute (``self.W_query.T``,
+    ``self.W_query.weight.T``, ``layer.weight.T``): those are 2-D matrices, whose ``.T`` is an ordinary transpose."""
+    for found in re.finditer(r"\.T(?![A-Za-z0-9_])", code):
+        if on_weights or not re.search(r"(\bself(\.\w+)+|\.weight)$", code[: found.start()]):
             return True
-        i = code.find(".T", i + 2)
     return False

@@ -31,6 +31,7 @@ SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
 SCALE_HS_NO_SQRT = "scaled by head_size instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
+SCALE_HS_FROM_D_IN = "head size taken from d_in (scaled by sqrt(d_in // n_heads) instead of sqrt(d_out // n_heads))"
 SOFTMAX_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"
 WRONG_ORDER = "W_query, W_key, W_value created in the wrong order"
 NOT_RAND = "weights not drawn with torch.rand"
@@ -87,7 +88,7 @@ def unsliced_mask(code: str) -> bool:
 def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | None]:
     code = error_line(error, source)
     message = error.get("message") or ""
-    if uses_dot_T(code) or "`x.T`" in message:
+    if uses_dot_T(code, on_weights=False) or "`x.T`" in message:
         return (
             "`.T` reverses every dimension of a batched tensor; to swap only the last two (T and the "
             "features) use .transpose(-2, -1)",

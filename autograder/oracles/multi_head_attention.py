@@ -102,6 +102,8 @@ MISTAKES = {
         m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
         # where d_in == d_out the two give the same numbers, and neither is named
         m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
+        # where d_in // n_heads is 1, n_heads or another scale's size, the numbers are that mistake's (none is named)
+        m.SCALE_HS_FROM_D_IN: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1] // nh)),
         m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
         # where head_size == sqrt(d_in) or sqrt(n_heads) the numbers are those of the mistakes above or below
         m.SCALE_HS_NO_SQRT: lambda x, s, nh: _mha(x, s, nh, scale=_d_out(s) / nh),

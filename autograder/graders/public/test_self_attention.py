@@ -258,21 +258,20 @@ def test_gradients(student):
         )
 
 
-@check("one sequence (T, d_in) and extra leading dims (..., T, d_in)")
+@check("one sequence (T, d_in) and extra leading dims (..., T, d_in), both modules")
 def test_leading_dims(student):
-    w = params_weights(4, 3, wseed=69)
-    handle = params_module(student, 4, 3, w)
-    for shape in ((5, 4), (2, 3, 5, 4)):
-        x = fixed(*shape, seed=70 + len(shape), low=-2.0, high=2.0)
-        what = f"SelfAttentionParams(4, 3)(x {shape})"
-        with explained(student, what):
-            got = expect_shape(handle(x, cast=F64), shape[:-1] + (3,), what)
-        expect_close(
-            got,
-            oracle.expected("self_attention_params", x, w),
-            what=what,
-            mistakes=oracle.mistakes("self_attention_params", x, w),
-        )
+    w_params, w_linear = params_weights(4, 3, wseed=69), linear_weights(qkv(4, 3), bias=True, seed=72)
+    for cls, handle, key, w in (
+        ("SelfAttentionParams", params_module(student, 4, 3, w_params), "self_attention_params", w_params),
+        ("SelfAttentionLinear", linear_module(student, 4, 3, True, w_linear), "self_attention_linear", w_linear),
+    ):
+        w = handle.held
+        for shape in ((5, 4), (2, 3, 5, 4)):
+            x = fixed(*shape, seed=70 + len(shape), low=-2.0, high=2.0)
+            what = f"{cls}(4, 3)(x {shape})"
+            with explained(student, what):
+                got = expect_shape(handle(x, cast=F64), shape[:-1] + (3,), what)
+            expect_close(got, oracle.expected(key, x, w), what=what, mistakes=oracle.mistakes(key, x, w))
 
 
 @check("input unchanged (one sequence (T, d_in) too), dtype and device kept")
