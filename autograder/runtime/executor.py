@@ -136,7 +136,9 @@ class Executor:
                 where = {"line": line, "function": code.co_name, "code": text[:200]}
             tb = tb.tb_next
             depth += 1
-        return {"type": type(exc).__name__[:100], "message": message, "where": where}
+        # the built-in exception classes it derives from: a learner's `class CacheFull(ValueError)` is a ValueError
+        bases = [str(c.__name__)[:100] for c in type(exc).__mro__[1:16] if getattr(c, "__module__", None) == "builtins"]
+        return {"type": type(exc).__name__[:100], "bases": bases, "message": message, "where": where}
 
     # -- values -------------------------------------------------------------------------------------------
     def _dtype(self, name):
@@ -206,9 +208,12 @@ class Executor:
             return value
         if type(value) is str:
             return value[:1000]
-        if type(value) in (tuple, list):
-            items = [self.encode(v, blob, depth + 1, budget) for v in value[:64]]
-            return {"__tuple__": items} if type(value) is tuple else items
+        if issubclass(type(value), (tuple, list)):
+            # a NamedTuple is a tuple: its items read through the built-in type (never a subclass's own methods)
+            kind = tuple if issubclass(type(value), tuple) else list
+            size = min(kind.__len__(value), 64)
+            items = [self.encode(kind.__getitem__(value, i), blob, depth + 1, budget) for i in range(size)]
+            return {"__tuple__": items} if kind is tuple else items
         if type(value) is dict:
             return {str(k)[:100]: self.encode(v, blob, depth + 1, budget) for k, v in list(value.items())[:64]}
         if isinstance(value, t.dtype):

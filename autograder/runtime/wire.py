@@ -194,6 +194,7 @@ class Where(TypedDict):
 
 class ErrorInfo(TypedDict, total=False):
     type: str  # the exception's class name (or MissingName, OutputTooLarge, ProtocolError)
+    bases: list[str]  # the built-in exception classes it derives from (ValueError for `class Full(ValueError)`)
     message: str
     where: Where | None
 

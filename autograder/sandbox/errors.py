@@ -94,6 +94,13 @@ def _raised_by_a_stub(err: Mapping[str, Any]) -> bool:
     return isinstance(code, str) and re.match(r"raise\s+NotImplementedError\b", code.strip()) is not None
 
 
+def raised_a(err: Mapping[str, Any], kind: str) -> bool:
+    """Whether the learner's error ``err`` is a ``kind`` (a built-in exception class's name): that class, or one of
+    the learner's own derived from it."""
+    bases = err.get("bases")
+    return err.get("type") == kind or (isinstance(bases, list) and kind in bases)
+
+
 def learner_error(err: Mapping[str, Any]) -> StudentFailure:
     """The exception for a learner error the worker reported (a reply's ``error``, or one returned inside a
     reply, as ``new(..., weights=)`` returns a load error)."""

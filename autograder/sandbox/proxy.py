@@ -92,8 +92,10 @@ def _check_reply(reply: dict) -> wire.Reply:
         where = err.get("where")
         if where is not None and not (isinstance(where, dict) and isinstance(where.get("line"), (int, type(None)))):
             raise ProtocolViolation("bad error location")
+        bases = err.get("bases")
         reply["error"] = {
             "type": str(err.get("type", "Error"))[:100],
+            "bases": [str(b)[:100] for b in bases[:16]] if isinstance(bases, list) else [],
             "message": str(err.get("message", ""))[:2000],
             "where": None
             if where is None

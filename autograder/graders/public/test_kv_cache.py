@@ -26,7 +26,7 @@ from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 from autograder.graders.attention import biased, expect_close_by_hand, explained, linear_weights, mha_layers, new_module
 from autograder.graders.inputs import fixed
-from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, raised_a
 
 STAGE = "kv_cache"
 F64 = torch.float64
@@ -204,7 +204,7 @@ def test_overflow(student):
                 for n in held:
                     cache.method("append", k[..., :n, :], v[..., :n, :], cast=F64)
             except StudentCodeError as exc:
-                if exc.error.get("type") == "ValueError" and not isinstance(exc, MissingName):
+                if raised_a(exc.error, "ValueError") and not isinstance(exc, MissingName):
                     fail(
                         f"KVCache(4) raised ValueError while being filled to {sum(held)} positions, which fit: raise "
                         "only when len(cache) + T_new would exceed max_len (> max_len, not >=: a cache may be full)"
@@ -224,7 +224,7 @@ def test_overflow(student):
         except MissingName:
             raise
         except StudentCodeError as exc:
-            if exc.error.get("type") != "ValueError":
+            if not raised_a(exc.error, "ValueError"):
                 fail(
                     f"{what}: append({extra} more) raised {exc.error.get('type')}, expected a ValueError that says "
                     "the cache is full" + why_len,

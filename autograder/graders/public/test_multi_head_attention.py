@@ -27,7 +27,7 @@ from autograder.graders.attention import (
 )
 from autograder.graders.inputs import fixed
 from autograder.sandbox.values import Call
-from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError
+from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, raised_a
 
 STAGE = "multi_head_attention"
 F64 = torch.float64
@@ -189,7 +189,7 @@ def test_value_error(student):
     except (MissingName, SubmissionLoadError):
         raise
     except StudentCodeError as exc:
-        if exc.error.get("type") != "ValueError":
+        if not raised_a(exc.error, "ValueError"):
             fail(
                 f"MultiHeadAttention(4, d_out=6, n_heads=4, context_length=8) raised {exc.error.get('type')}, expected a "
                 "ValueError: `if d_out % n_heads != 0: raise ValueError(...)` (an assert can be switched off, and "
