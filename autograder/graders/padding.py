@@ -38,6 +38,7 @@ CAUSAL_BOTTOM_RIGHT = (
 )
 CAUSAL_IGNORED = "causal=True ignored (the future leaks in)"
 KEYS_FROM_X = "keys and values projected from x instead of context"
+SCALE_D_KV = "scaled by sqrt(d_kv) (the context's width) instead of sqrt(head_size)"
 QUERIES_FROM_CONTEXT = "queries projected from context and keys from x (the two sequences swapped)"
 
 

@@ -154,6 +154,8 @@ def _cross_variants() -> dict:
         p.PAD_AFTER_SOFTMAX: run(after=True),
         a.MISSING_OUT_PROJ: run(out_proj=False),
         a.SCALE_D_OUT: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(d_out(s))),
+        # where d_kv equals d_out or the head size, the numbers are those of that scale (then none is named)
+        p.SCALE_D_KV: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(c.shape[-1])),
         a.MISSING_SCALE: run(scale=1.0),
     }
 

@@ -27,6 +27,12 @@ def _rand_int(rng, lo, hi):
     return int(torch.randint(lo, hi + 1, (1,), generator=rng))
 
 
+def _rand_int_except(rng, lo, hi, avoid):
+    """A random integer from lo to hi that is none of ``avoid``."""
+    choices = [n for n in range(lo, hi + 1) if n not in avoid]
+    return choices[_rand_int(rng, 0, len(choices) - 1)]
+
+
 def _lengths(rng, B, T, partial_max=None):
     """B >= 3 lengths in 0..T: one full, one empty, one in 1..T-1 (at most ``partial_max``), the others anywhere
     (then shuffled). With a causal mask and T_q queries, ``partial_max`` = T_q - 1 puts padded keys where the
@@ -121,8 +127,12 @@ def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
 @check("CrossAttention: random weights, shapes and lengths, nh in {1, 2, 4}", weight=2)
 def test_random_cross(student, rng):
     for nh, bias in ((1, True), (2, False), (4, True)):
-        d_q, d_kv, d_out = _rand_int(rng, 2, 6), _rand_int(rng, 2, 6), nh * _rand_int(rng, 2, 3)
-        B, T_q, T_k = _rand_int(rng, 3, 4), _rand_int(rng, 2, 7), _rand_int(rng, 3, 8)
+        # the head size, d_q, d_kv and T_k all differ: a scale by the wrong one of them shows whatever the seed
+        hs = _rand_int(rng, 2, 3)
+        d_out = nh * hs
+        d_q = _rand_int_except(rng, 2, 6, {hs})
+        d_kv = _rand_int_except(rng, 2, 6, {hs, d_q})
+        B, T_q, T_k = _rand_int(rng, 3, 4), _rand_int(rng, 2, 7), _rand_int_except(rng, 3, 8, {hs, d_q, d_kv})
         handle, w = _module(student, rng, d_q, d_kv, d_out, nh, bias)
         x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
         mask = _mask(_lengths(rng, B, T_k), T_k)
@@ -149,9 +159,11 @@ def test_random_cross(student, rng):
 @check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
 def test_random_torch_mha(student, rng):
     nh = (2, 4)[_rand_int(rng, 0, 1)]
-    d, d_kv = (nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)), _rand_int(rng, 2, 6)
+    d = nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)
+    # d_kv and T_k are neither the head size nor d: a scale by the wrong size shows whatever the seed
+    d_kv = _rand_int_except(rng, 2, 6, {d // nh, d})
     handle, w = _module(student, rng, d, d_kv, d, nh, True)
-    B, T_k = 3, _rand_int(rng, 3, 8)
+    B, T_k = 3, _rand_int_except(rng, 3, 8, {d // nh, d, d_kv})
     x, ctx = randn(rng, B, _rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
     n = _lengths(rng, B, T_k).clamp(min=1)  # nn.MultiheadAttention gives NaN where a query sees no key
     mask = _mask(n, T_k)
@@ -225,7 +237,10 @@ def test_half(student, rng):
     # small scores (nearly even weights), so that its padded keys hold most of the weight of every later query;
     # values of 1 or more (a weight lost is a value lost). Values as wide as the keys: the value size's scale is
     # the random checks' to catch, and gives nothing to catch here
-    q, k, v = randn(rng, 3, 4, 9) * 0.3, randn(rng, 3, 6, 9), randn(rng, 3, 6, 9).abs() + 1
+    # keys as wide as they are many (6): a scale by the number of keys is the random checks' to catch, and gives the
+    # same numbers here for every student (at half tolerance, a scale mistake's small change would pass for some
+    # draws and not others)
+    q, k, v = randn(rng, 3, 4, 6) * 0.3, randn(rng, 3, 6, 6), randn(rng, 3, 6, 6).abs() + 1
     mask = _mask(_lengths(rng, 3, 6, partial_max=1), 6)
     w = random_linear_weights(rng, layers(4, 3, 6), bias={"W_query", "W_key", "W_value", "out_proj"})
     x, ctx = randn(rng, 3, 5, 4), randn(rng, 3, 6, 3)
