@@ -162,6 +162,11 @@ def test_a_mistake_that_explains_the_answer_is_named():
             None,
         ),
         ("x = x.view(-1, T, C)", "view size is not compatible with input tensor's size and stride", None),
+        # .T on a batched tensor reverses every dim; on a module's own 2-D weight it is an ordinary transpose, and a
+        # shape error there is not "x.T on batched input"
+        ("scores = queries @ keys.T", "mat1 and mat2 shapes cannot be multiplied (10x3 and 5x3)", m.X_T),
+        ("queries = x @ self.W_query.T", "mat1 and mat2 shapes cannot be multiplied (6x3 and 2x3)", None),
+        ("y = x @ self.out_proj.weight.T", "mat1 and mat2 shapes cannot be multiplied (6x3 and 2x3)", None),
     ],
 )
 def test_an_error_is_explained_by_a_mistake_only_where_it_can_be_made(code, message, expected):

@@ -281,6 +281,13 @@ class _Shape:
         self.shape = tuple(shape)
 
 
+def is_a(info: dict, name: str, kind: str) -> bool:
+    """Whether the submodule ``name`` of a module described as ``info`` is a torch.nn ``kind`` ("Linear"): of that
+    class, or of one derived from it (a learner's subclass, or torch's own NonDynamicallyQuantizableLinear)."""
+    kinds = info.get("kinds", {}).get(name)
+    return info.get("modules", {}).get(name) == kind or (isinstance(kinds, list) and kind in kinds)
+
+
 def expect_structure(
     info: dict,
     *,
@@ -302,7 +309,7 @@ def expect_structure(
                 f"Create self.{name} = nn.Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) in __init__",
                 MISSING_OUT_PROJ if name == "out_proj" else None,
             )
-        if modules[name] != "Linear":
+        if not is_a(info, name, "Linear"):
             fail(f"{what}.{name} is a {modules[name]}, expected an nn.Linear({n_in}, {n_out})")
         shape = params.get(f"{name}.weight", {}).get("shape")
         if shape != [n_out, n_in]:
@@ -319,7 +326,7 @@ def expect_structure(
                 f"{'have one' if bias else 'have none'} here (pass bias=qkv_bias to nn.Linear)",
                 NO_BIAS_SWITCH,
             )
-    if dropout and "Dropout" not in modules.values():
+    if dropout and not any(is_a(info, name, "Dropout") for name in modules):
         fail(
             f"{what} has no nn.Dropout submodule: create self.dropout = nn.Dropout(dropout) in __init__ and "
             "apply it to the attention weights"
@@ -470,7 +477,7 @@ def expect_dropout_in_training(student, handle, args: tuple, expected: torch.Ten
         got = handle(*args, cast=torch.float64, seed=7)
     y = expect_shape(got, tuple(expected.shape), what + " in training mode").t.to(torch.float64)
     if torch.allclose(y, expected, rtol=1e-7, atol=1e-9):
-        if "Dropout" not in handle.info.get("modules", {}).values():
+        if not any(is_a(handle.info, name, "Dropout") for name in handle.info.get("modules", {})):
             return
         each = "each head's" if heads[0].shape[1] > 1 else "the"
         fail(
@@ -545,10 +552,14 @@ def expect_causal(
     msg = (
         f"{what}: changing {changed_what or 'the inputs'} at step {t} (and after) changed the output at step "
         f"{s} < {t}: out{list(first)} was {float(before[first]):.4g}, then {float(after[first]):.4g} "
-        f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future: set the scores "
-        "of later steps to -inf before the softmax, so that they get exactly zero weight."
+        f"({int(moved.sum())} of {moved.numel()} earlier values moved). Step {s} saw the future"
     )
-    fail(msg + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""), mistake or FUTURE_LEAKS)
+    if mistake:  # the mistake says how the future got in (a softmax over the wrong dim leaks with the mask there)
+        fail(f"{msg}.\n  this looks like a known mistake: {mistake}", mistake)
+    fail(
+        f"{msg}: set the scores of later steps to -inf before the softmax, so that they get exactly zero weight.",
+        FUTURE_LEAKS,
+    )
 
 
 def perturb_from(x: torch.Tensor, t: int, seed: int) -> torch.Tensor:

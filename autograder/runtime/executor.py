@@ -423,6 +423,8 @@ class Executor:
                 for n, b in obj.named_buffers()
             },
             "modules": {str(n): type(m).__name__[:100] for n, m in obj.named_modules() if n},
+            # the torch.nn classes each submodule derives from: a `class Projection(nn.Linear)` is an nn.Linear
+            "kinds": {str(n): _torch_kinds(type(m)) for n, m in obj.named_modules() if n},
             "training": bool(obj.training),
         }
 
@@ -438,6 +440,16 @@ class Executor:
         "to": _to,
         "train": _train,
     }
+
+
+def _torch_kinds(cls) -> list[str]:
+    """The names of the torch.nn classes in ``cls``'s MRO (below Module), nearest first."""
+    kinds = []
+    for base in type.__dict__["__mro__"].__get__(cls)[:16]:
+        module = getattr(base, "__module__", None)
+        if isinstance(module, str) and module.startswith("torch.nn.") and base.__name__ != "Module":
+            kinds.append(str(base.__name__)[:100])
+    return kinds
 
 
 def _scattered(t, x):
