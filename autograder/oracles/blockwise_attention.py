@@ -9,6 +9,7 @@ import math
 
 import torch
 
+from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 
 from .causal_attention import allowed
@@ -22,6 +23,16 @@ def online_softmax(x, block_size):
 
 def blockwise_attention(q, k, v, block_size, causal=False):
     return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]) if causal else None)
+
+
+def _plain(q, k, v, causal, scale):
+    return attend(q, k, v, scale=scale, allowed=allowed(q.shape[-2], k.shape[-2]) if causal else None)
+
+
+def _diagonal_hidden(q, k, v, block_size, causal=False):
+    if not causal:
+        raise ValueError("no mask to get wrong")  # (a variant that raises is skipped)
+    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2], -1))
 
 
 def _online_softmax(x, block_size, *, rescale=True, update_max=True, per_block=False, drop_remainder=False):
@@ -115,6 +126,11 @@ MISTAKES = {
             b.REMAINDER_DROPPED: _keys_remainder_dropped,
             b.REMAINDER_DROPPED_BOTH: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, drop_remainder=True),
             b.NO_CAUSAL_MASK: lambda q, k, v, n, c=False: attend(q, k, v),
+            # the mistakes of every attention, whatever the blocks: no scale, a scale by the number of keys, the
+            # diagonal hidden (where two give the same numbers, as at T_k == hs, none is named)
+            a.MISSING_SCALE: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=1.0),
+            a.SCALE_T: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=math.sqrt(k.shape[-2])),
+            a.OFF_BY_ONE_HIDDEN: _diagonal_hidden,
         },
     ),
 }

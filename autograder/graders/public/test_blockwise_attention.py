@@ -112,11 +112,9 @@ def expect_finite(got, expected, what, mistakes, why: str = OVERFLOW):
     t = got.t if hasattr(got, "t") else got
     if not bool(torch.isfinite(t).all()):
         mistake = diagnose(t, mistakes, *tolerance(torch.float32), expected=expected)
-        fail(
-            f"{what}: the result holds NaN or inf. {why}"
-            + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
-            mistake,
-        )
+        if mistake:  # the mistake says where the NaN comes from (a mask that hides a query's own key, say)
+            fail(f"{what}: the result holds NaN or inf.\n  this looks like a known mistake: {mistake}", mistake)
+        fail(f"{what}: the result holds NaN or inf. {why}")
 
 
 # ───────────────────────────── online_softmax ─────────────────────────────
