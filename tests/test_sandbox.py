@@ -891,15 +891,8 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
     KEY = 0x5EC2E7
     def _libc():
         return ctypes.CDLL(None, use_errno=True)
-    def leave_ipc(x):
-        libc = _libc()
-        made = [libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]
-        return [m >= 0 for m in made]
-    def find_ipc(x):
-        libc = _libc()
-        return [libc.msgget(KEY, 0o666) >= 0, libc.semget(KEY, 0, 0o666) >= 0]
-    def leave_and_find_ipc(x):
-        return leave_ipc(x) + find_ipc(x)
+    def ipc_namespace(x):
+        return [os.readlink("/proc/self/ns/ipc"), os.readlink("/proc/self/ns/ipc")]
 
     def refused_calls(x):
         import subprocess, sys
@@ -911,6 +904,15 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
             out["memfd_create"] = exc.errno
         libc = _libc()
         out["shmget"] = "allowed" if libc.shmget(KEY + 1, 4096, 0o1666) >= 0 else ctypes.get_errno()
+        out["msgget"] = "allowed" if libc.msgget(KEY + 2, 0o1666) >= 0 else ctypes.get_errno()
+        out["semget"] = "allowed" if libc.semget(KEY + 3, 1, 0o1666) >= 0 else ctypes.get_errno()
+        out["unshare"] = "allowed" if libc.unshare(0x10000000) == 0 else ctypes.get_errno()  # CLONE_NEWUSER
+        import threading
+        ran = []
+        thread = threading.Thread(target=ran.append, args=(1,))  # clone3 refused: the C library falls back to clone
+        thread.start()
+        thread.join()
+        out["thread"] = ran == [1]
         import socket
         for name, make in (("socketpair", socket.socketpair), ("pipe", os.pipe)):
             try:
@@ -1015,20 +1017,24 @@ def test_rlimit_nproc_holds_for_learner_code():
 
 
 def test_each_child_has_its_own_sysv_ipc_namespace(sb):
-    """Shared memory, message queues and semaphores one student's process makes are not there for the next one.
-    The control: the same process does find what it made."""
+    """Each child is in a SysV IPC namespace of its own (where the seccomp filter refuses SysV IPC altogether, this is
+    what still holds without it): shared memory, message queues and semaphores one student's process makes are not
+    there for the next one. Two children report two namespaces; the control: one process reports its own twice."""
     if not sb.info["ipc_namespace_per_process"]:
         pytest.skip("this sandbox cannot give each child an IPC namespace (reported in its isolation)")
-    assert _call(sb, "leave_and_find_ipc", 0, source=ISOLATION) == [True] * 4  # control
-    assert _call(sb, "leave_ipc", 0, source=ISOLATION) == [True] * 2
-    assert _call(sb, "find_ipc", 0, source=ISOLATION) == [False] * 2
+    first, again = _call(sb, "ipc_namespace", 0, source=ISOLATION)
+    second, _ = _call(sb, "ipc_namespace", 0, source=ISOLATION)
+    assert first.startswith("ipc:[") and first == again  # control
+    assert second != first
 
 
 def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
     """The children's seccomp filter: starting a program (a fresh interpreter would not have the stage's guards),
-    a memfd, a SysV shared-memory segment, a socket pair and a pipe (memory no process maps, which no memory budget
-    sees: the buffers of the socket pairs one process may open held 46 MB) are refused with EPERM; a fork is not.
-    The control: the same calls in the judge's own process are allowed."""
+    a memfd, SysV shared memory, message queues and semaphores, a socket pair and a pipe (memory no process maps,
+    which no memory budget sees: the buffers of the socket pairs one process may open held 46 MB, the message
+    queues of one IPC namespace 500 MB) and a user namespace of its own (root over new mount and IPC namespaces: a
+    tmpfs of any size) are refused with EPERM; a fork and a thread are not. The control: a memfd, a socket pair, a
+    pipe and a program in the judge's own process."""
     if not sb.info["seccomp_refuses"]:
         pytest.skip("no seccomp filter here (reported loudly in the sandbox's isolation)")
     assert {"execve", "execveat", "shmget"} <= set(sb.info["seccomp_refuses"])
@@ -1049,6 +1055,10 @@ def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
     assert refused == {
         "memfd_create": driver,
         "shmget": errno.EPERM,
+        "msgget": errno.EPERM,
+        "semget": errno.EPERM,
+        "unshare": errno.EPERM,
+        "thread": True,
         "socketpair": driver,
         "pipe": driver,
         "execve": errno.EPERM,

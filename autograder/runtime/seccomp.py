@@ -11,6 +11,12 @@ promises fail with EPERM, in the child and in everything it starts (a filter is 
   memory of no process (about 46 MB in the socket pairs one process may open, times 64 processes); no stage needs
   either (the child's own channel to the judge is made before the filter). Without bubblewrap's network namespace,
   this is also what keeps learner code off the network.
+- ``msgget``, ``semget`` (with ``shmget``, all of SysV IPC): a child's own IPC namespace allows 32,000 message
+  queues of 16 KB (about 500 MB of kernel memory, measured) and semaphore sets of kernel memory no budget sees.
+- ``unshare``, ``setns``, and ``clone`` with any ``CLONE_NEW*`` flag: a user namespace of the learner's own gives
+  it the powers of root over new mount and IPC namespaces (a tmpfs of any size, a fresh 500 MB of message queues
+  per nested namespace); ``clone3``, whose flags a filter cannot read, fails with ENOSYS (the C library then starts
+  threads and processes with ``clone``, whose flags it can).
 - ``io_uring_setup``: io_uring's operations are not system calls, so no filter would see them.
 
 Where torch is built for an accelerator, ``memfd_create`` and the socket and pipe calls stay allowed (the CUDA driver
@@ -38,10 +44,14 @@ _ARCH = {
             "memfd_create": 319,
             "memfd_secret": 447,
             "shmget": 29,
+            "msgget": 68,
+            "semget": 64,
             "socket": 41,
             "socketpair": 53,
             "pipe": 22,
             "pipe2": 293,
+            "unshare": 272,
+            "setns": 308,
             "io_uring_setup": 425,
         },
     ),
@@ -53,19 +63,29 @@ _ARCH = {
             "memfd_create": 279,
             "memfd_secret": 447,
             "shmget": 194,
+            "msgget": 186,
+            "semget": 190,
             "socket": 198,
             "socketpair": 199,
             "pipe2": 59,  # (no pipe on aarch64)
+            "unshare": 97,
+            "setns": 268,
             "io_uring_setup": 425,
         },
     ),
 }
+_CLONE = {"x86_64": 56, "aarch64": 220}  # refused when its flags (argument 0 on both) ask for a new namespace
+_CLONE3 = 435  # the same number on both
+# CLONE_NEWTIME, CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET
+_CLONE_NEW_ANY = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # what an accelerator's driver needs in the learner's process, allowed where torch is built for one
 DRIVER_NEEDS = frozenset({"memfd_create", "socket", "socketpair", "pipe", "pipe2"})
 _X32_BIT = 0x40000000  # x86-64 syscall numbers at or above this are the x32 ABI's
-# BPF opcodes: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
-_ALLOW, _DENY = 0x7FFF0000, 0x00050000 | errno.EPERM  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+# BPF opcodes: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_JMP|BPF_JSET|BPF_K, BPF_RET|BPF_K
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+# SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ERRNO | ENOSYS
+_ALLOW, _DENY, _NOSYS = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+_ARG0 = 16  # offset of the low 32 bits of seccomp_data.args[0] (little-endian machines only, as both above are)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
@@ -77,7 +97,10 @@ def refused(accelerator: bool = False) -> list[str]:
     """The names of the system calls the filter refuses on this machine (none where there is no filter);
     ``accelerator``: torch is built for one, whose driver needs :data:`DRIVER_NEEDS`."""
     arch = _ARCH.get(platform.machine())
-    return sorted(n for n in arch[1] if not (accelerator and n in DRIVER_NEEDS)) if arch else []
+    if arch is None:
+        return []
+    names = [n for n in arch[1] if not (accelerator and n in DRIVER_NEEDS)]
+    return sorted(names + ["clone (new namespaces)", "clone3"])
 
 
 def program(accelerator: bool = False) -> _Prog | None:
@@ -87,14 +110,26 @@ def program(accelerator: bool = False) -> _Prog | None:
     if arch is None:
         return None
     audit_arch, numbers = arch
-    calls = sorted(numbers[name] for name in refused(accelerator))
-    ops = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, audit_arch), (_RET_K, 0, 0, _DENY), (_LD_W_ABS, 0, 0, 0)]
+    calls = sorted(numbers[name] for name in refused(accelerator) if name in numbers)
+    # (code, jump if true, jump if false, k); a jump is a label, resolved below to the forward offset BPF wants
+    ops: list[tuple] = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 0, "deny", audit_arch), (_LD_W_ABS, 0, 0, 0)]
     if platform.machine() == "x86_64":
-        ops.append((_JGE_K, 0, 1, _X32_BIT))  # taken: the next op (deny); not taken: skip it
-        ops.append((_RET_K, 0, 0, _DENY))
-    for i, nr in enumerate(calls):
-        ops.append((_JEQ_K, len(calls) - i, 0, nr))  # equal: jump to the deny at the end
-    ops += [(_RET_K, 0, 0, _ALLOW), (_RET_K, 0, 0, _DENY)]
+        ops.append((_JGE_K, "deny", 0, _X32_BIT))
+    ops.append((_JEQ_K, "nosys", 0, _CLONE3))
+    ops.append((_JEQ_K, "clone", 0, _CLONE[platform.machine()]))
+    ops += [(_JEQ_K, "deny", 0, nr) for nr in calls]
+    ops.append((_RET_K, 0, 0, _ALLOW))
+    labels = {"clone": len(ops)}
+    ops += [(_LD_W_ABS, 0, 0, _ARG0), (_JSET_K, "deny", 0, _CLONE_NEW_ANY), (_RET_K, 0, 0, _ALLOW)]
+    labels["deny"] = len(ops)
+    ops.append((_RET_K, 0, 0, _DENY))
+    labels["nosys"] = len(ops)
+    ops.append((_RET_K, 0, 0, _NOSYS))
+
+    def offset(at: int, target) -> int:
+        return target if isinstance(target, int) else labels[target] - at - 1
+
+    ops = [(code, offset(i, jt), offset(i, jf), k) for i, (code, jt, jf, k) in enumerate(ops)]
     code = b"".join(struct.pack("HBBI", *op) for op in ops)
     return _Prog(len(ops), code)  # the structure keeps ``code`` alive (ctypes holds what a c_char_p field points to)
 

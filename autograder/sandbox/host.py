@@ -58,10 +58,11 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   ``report.html``, feedback pages), and every loss is a :class:`SandboxWarning`.
 
 - **A seccomp filter** in every child, before any learner code: no program can be started (a fresh interpreter
-  would have none of the stage's guards), no memory held that no process maps (SysV shared memory, socket and
-  pipe buffers, and a memfd; except where torch is built for an accelerator, whose driver needs a memfd: memfds,
+  would have none of the stage's guards), no memory held that no process maps (SysV IPC, socket and pipe
+  buffers, and a memfd; except where torch is built for an accelerator, whose driver needs a memfd: memfds,
   sockets and pipes are then allowed, a reported loss), which the whole-sandbox memory budget (private and shared
-  pages of every process of the child) could not see.
+  pages of every process of the child) could not see, and no namespace of its own (a user namespace would make
+  the learner root over a tmpfs of any size).
 - **Fused attention off** in a stage that must be written by hand (``open(by_hand=True)``): the child switches
   every fused attention kernel off before the learner's file runs (:mod:`autograder.runtime.fused`); reaching one
   ends the child with an exit status the zygote reports, which the judge names.
@@ -80,9 +81,8 @@ What it does not cover:
   worker wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's
   closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
 - CPU time and memory within the limits; timing side channels; kernel exploits (the children's seccomp filter,
-  :mod:`autograder.runtime.seccomp`, refuses only starting programs and holding memory no process maps; with a root
-  judge no ``--disable-userns`` either, so learner code may create user namespaces where the host allows
-  unprivileged ones); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
+  :mod:`autograder.runtime.seccomp`, refuses only starting programs, namespaces and holding memory no process
+  maps); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
   data segment is then limited instead of the address space, which CUDA's reservations would exhaust; tested
   only on machines that have a GPU: ``tests/test_devices.py``).
 - **Without bubblewrap** (macOS, Windows, containers that forbid namespaces, such as some Gradescope images)
@@ -723,9 +723,9 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
         else "SysV IPC objects shared between this sandbox's processes"
     )
     filtered = (
-        "a seccomp filter (no programs started; no memfd, shared memory, sockets or pipes)"
+        "a seccomp filter (no programs started, no namespaces; no memfd, SysV IPC, sockets or pipes)"
         if ready.get("seccomp") and "socketpair" in ready["seccomp"]
-        else "a seccomp filter (no programs started, no SysV shared memory)"
+        else "a seccomp filter (no programs started, no namespaces, no SysV IPC)"
         if ready.get("seccomp")
         else "NO seccomp filter"
     )
@@ -757,8 +757,8 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
     if not ready.get("seccomp"):
         info["lost"].append(
             "no seccomp filter could be installed here (Linux on x86-64 or aarch64 is needed): learner code can start "
-            "programs, in which the stage's guards do not hold, and hold memory (memfd, SysV shared memory, socket "
-            "and pipe buffers) that the sandbox's memory budget does not see"
+            "programs, in which the stage's guards do not hold, make namespaces of its own, and hold memory (memfd, "
+            "SysV IPC, socket and pipe buffers) that the sandbox's memory budget does not see"
         )
     elif "memfd_create" not in (ready.get("seccomp") or []):
         info["lost"].append(
