@@ -216,6 +216,25 @@ def test_ops_whose_cost_no_bound_sees_are_refused_before_they_run():
             },
             [torch.tensor([torch.iinfo(torch.int64).min, 3])],
         ),
+        # the same two passing by keyword what the guards read by position: no traced call does that
+        "by keyword": (
+            {
+                "op": "call",
+                "target": "aten.div.Tensor_mode",
+                "args": [],
+                "kwargs": {"self": {"ref": 0}, "other": -1, "rounding_mode": "trunc"},
+            },
+            [torch.tensor([torch.iinfo(torch.int64).min, 3])],
+        ),
+        "equation, tensors of aten.einsum.default by keyword": (
+            {
+                "op": "call",
+                "target": "aten.einsum.default",
+                "args": [],
+                "kwargs": {"equation": "ai,bi->", "tensors": {"list": [{"ref": 0}, {"ref": 0}]}},
+            },
+            [a],
+        ),
     }
     for why, (node, inputs) in cases.items():
         data = _calls({"kwargs": {}, **node})

@@ -541,11 +541,30 @@ def _packet(target: str) -> str:
 def _ops(graph: Graph, inputs: list) -> dict:
     if len(inputs) != graph.inputs:
         raise Unverifiable(f"the graph takes {graph.inputs} tensors, the call had {len(inputs)}")
-    return {
-        i: _resolve(n["target"])
-        for i, n in enumerate(graph.nodes)
-        if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
-    }
+    ops = {}
+    for i, n in enumerate(graph.nodes):
+        if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem":
+            ops[i] = _resolve(n["target"])
+            _keywords_are_keyword_only(n["target"], n["kwargs"])
+    return ops
+
+
+def _keywords_are_keyword_only(target: str, kwargs: dict) -> None:
+    """A call's keyword arguments are ones its schema marks keyword-only, as the dispatcher records every traced
+    call (the others by position): :func:`_guard` reads arguments by position, so a forged node passing ``self=`` or
+    ``equation=`` by keyword would slip past it (a division that ends the judge with SIGFPE, an einsum of any size).
+    ``target`` is one :func:`_resolve` accepted."""
+    if not kwargs:
+        return
+    m = _TARGET.fullmatch(target)
+    assert m is not None  # (resolved already)
+    op = getattr(getattr(torch.ops.aten, m.group(1)), m.group(2))
+    keyword_only = {a.name for a in op._schema.arguments if a.kwarg_only}
+    by_keyword = sorted(str(k) for k in kwargs if k not in keyword_only)
+    if by_keyword:
+        raise Unverifiable(
+            f"the graph passes {', '.join(by_keyword)[:80]} of {target[:80]} by keyword, which no traced call does"
+        )
 
 
 class _Effects(NamedTuple):
