@@ -578,8 +578,8 @@ def grads_of(reply: dict, names, what: str, upstream: torch.Tensor) -> dict:
     """The gradients of ``names`` in ``reply``, the answer to a call made with ``upstream``; a failure that says
     why when there are none: an output of another shape than ``upstream`` (whose gradients are not asked for), or
     one not connected to the parameters."""
-    out = reply.get("value")
-    if isinstance(out, Out) and tuple(out.shape) != tuple(upstream.shape):
+    out = as_tensor(reply.get("value"), what)  # (None returned: "expected a tensor, got NoneType")
+    if tuple(out.shape) != tuple(upstream.shape):
         fail(f"{what}: expected an output of shape {tuple(upstream.shape)}, got {tuple(out.shape)}", mistake=None)
     grads = reply.get("grads")
     if not grads:

@@ -40,7 +40,7 @@ def unscaled_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 
 
 EXPECTED = {"scaled_scores": scaled_scores, "unscaled_scores": unscaled_scores}
-MISTAKES = {  # in the order a diagnosis tries them: where two scales coincide, the likelier mistake is named
+MISTAKES = {  # where two of them give the same numbers on an input (T_q == T_k, say), neither is named there
     "scaled_scores": {
         NO_SCALE: _raw,
         BY_DK: lambda q, k: _raw(q, k) / q.shape[-1],

@@ -162,8 +162,13 @@ def test_variance_ratio(student, seed):
             fail(
                 f"with d_k = {d_k}, the raw scores q @ k^T have variance {raw:.4g} (about d_k) and yours "
                 f"{raw / ratio:.4g}: your scaling divided the variance by {ratio:.4g}, but dividing the scores by "
-                f"sqrt(d_k) divides their variance by d_k = {d_k}. Take d_k from the last dim of q (or k)."
-                + _suffix(mistake),
+                f"sqrt(d_k) divides their variance by d_k = {d_k}."
+                + (
+                    _suffix(mistake)
+                    if mistake
+                    else " Divide the scores by sqrt(d_k), with d_k = q.shape[-1], using "
+                    "true division (/, not //) and a square root (math.sqrt, or ** 0.5 in brackets)."
+                ),
                 mistake,
             )
         _right_values(got, q, k)
