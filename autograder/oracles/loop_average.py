@@ -35,6 +35,10 @@ def _mean_over_channels(x):
     return x.cumsum(dim=-2).mean(dim=-1, keepdim=True).expand_as(x) / 1.0
 
 
+def _mean_of_all_elements(x):  # x[..., :t + 1, :].mean(): steps and channels averaged together
+    return (x.cumsum(dim=-2).mean(dim=-1, keepdim=True) / _steps(x)).expand_as(x).clone()
+
+
 def _full_mean(x):  # looks at the future: every step gets the mean of the whole sequence
     return x.mean(dim=-2, keepdim=True).expand_as(x).clone()
 
@@ -52,5 +56,6 @@ MISTAKES = {
         "averaged over the whole sequence (the future leaks in)": _full_mean,
         "divided by T instead of t+1": _divide_by_T,
         "averaged over channels instead of time": _mean_over_channels,
+        "averaged over every element of the past rows (.mean() without dim=-2)": _mean_of_all_elements,
     }
 }

@@ -32,6 +32,11 @@ def _diagonal_excluded(T, **_):  # tril(..., diagonal=-1): a step left out of it
     return w / w.sum(dim=-1, keepdim=True)
 
 
+def _row_sums_without_keepdim(T, **_):  # w / w.sum(dim=-1): the (T,) sums broadcast along the rows
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64))
+    return w / w.sum(dim=-1)
+
+
 def _divided_by_T(T, **_):
     return torch.tril(torch.ones(T, T, dtype=torch.float64)) / T
 
@@ -46,11 +51,14 @@ def _wrong_side(x):  # x @ W instead of W @ x (only square when T == C)
 
 DIAGONAL = "diagonal excluded (torch.tril(..., diagonal=-1)): a step left out of its own average"
 BY_T = "divided by T instead of t + 1 (the number of steps averaged in row t)"
+# each column divided by its own row's sum: 1 / (s + 1) at [t, s]
+ROW_SUMS_NO_KEEPDIM = "row sums without keepdim=True (the sums divide the columns, not the rows)"
 MISTAKES = {
     "causal_mean_weights": {
         "upper instead of lower triangle (torch.triu)": _triu_weights,
         "rows not normalised (tril of ones, no division)": _unnormalised,
         "normalised over columns instead of rows (sum over dim 0)": _normalised_by_columns,
+        ROW_SUMS_NO_KEEPDIM: _row_sums_without_keepdim,
         "no mask: uniform weights over the whole sequence": _uniform,
         DIAGONAL: _diagonal_excluded,
         BY_T: _divided_by_T,
@@ -59,6 +67,7 @@ MISTAKES = {
         "upper instead of lower triangle (torch.triu)": lambda x: _triu_weights(x.shape[-2]) @ x,
         "rows not normalised (tril of ones, no division)": lambda x: _unnormalised(x.shape[-2]) @ x,
         "normalised over columns instead of rows (sum over dim 0)": lambda x: _normalised_by_columns(x.shape[-2]) @ x,
+        ROW_SUMS_NO_KEEPDIM: lambda x: _row_sums_without_keepdim(x.shape[-2]) @ x,
         "no mask: uniform weights over the whole sequence": lambda x: _uniform(x.shape[-2]) @ x,
         DIAGONAL: lambda x: _diagonal_excluded(x.shape[-2]) @ x,
         BY_T: lambda x: _divided_by_T(x.shape[-2]) @ x,

@@ -148,16 +148,26 @@ def test_weights_rows(student):
     )
 
 
-@check("weights: dtype and device arguments honoured")
+@check("weights: dtype and device arguments honoured, torch's defaults without them")
 def test_weights_meta(student, device):
     dtypes = dtypes_on(device)
-    answers = student.call_all(Call("masked_uniform_weights", 3, device=device, dtype=dtype) for dtype in dtypes)
+    calls = [Call("masked_uniform_weights", 3, device=device, dtype=dtype) for dtype in dtypes]
+    plain = device == "cpu"  # once: without the arguments, torch's default dtype on the CPU (as the stub says)
+    answers = student.call_all(calls + [Call("masked_uniform_weights", 3)] if plain else calls)
     for dtype, got in zip(dtypes, answers):
         expect_meta(
             got,
             dtype=dtype,
             device=device,
             what=f"masked_uniform_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
+            expected=oracle.expected("causal_mean_weights", 3),
+        )
+    if plain:
+        expect_meta(
+            answers[len(dtypes)],
+            dtype=torch.float32,
+            device="cpu",
+            what="masked_uniform_weights(3) without device= and dtype= (torch's defaults: float32 on the CPU)",
             expected=oracle.expected("causal_mean_weights", 3),
         )
 

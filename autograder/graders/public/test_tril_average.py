@@ -72,16 +72,26 @@ def test_upper_zero(student):
     )
 
 
-@check("weights: dtype and device arguments are honoured")
+@check("weights: dtype and device arguments are honoured, torch's defaults without them")
 def test_weights_meta(student, device):
     dtypes = (torch.float32, torch.float64)
-    answers = student.call_all(Call("causal_mean_weights", 3, device=device, dtype=dtype) for dtype in dtypes)
+    calls = [Call("causal_mean_weights", 3, device=device, dtype=dtype) for dtype in dtypes]
+    plain = device == "cpu"  # once: without the arguments, torch's default dtype on the CPU (as the stub says)
+    answers = student.call_all(calls + [Call("causal_mean_weights", 3)] if plain else calls)
     for dtype, got in zip(dtypes, answers):
         expect_meta(
             got,
             dtype=dtype,
             device=device,
             what=f"causal_mean_weights(3, device={device!r}, dtype={str(dtype)[6:]})",
+            expected=oracle.expected("causal_mean_weights", 3),
+        )
+    if plain:
+        expect_meta(
+            answers[len(dtypes)],
+            dtype=torch.float32,
+            device="cpu",
+            what="causal_mean_weights(3) without device= and dtype= (torch's defaults: float32 on the CPU)",
             expected=oracle.expected("causal_mean_weights", 3),
         )
 
