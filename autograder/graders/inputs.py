@@ -31,6 +31,18 @@ def randn(rng: torch.Generator, *shape) -> torch.Tensor:
     return torch.randn(*shape, generator=rng, dtype=torch.float32).to(torch.float64)
 
 
+def rand_int(rng: torch.Generator, lo: int, hi: int) -> int:
+    """A random integer from lo to hi (both included), drawn from ``rng``."""
+    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
+
+
+def rand_int_except(rng: torch.Generator, lo: int, hi: int, avoid) -> int:
+    """A random integer from lo to hi that is none of ``avoid`` (sizes kept apart, so that a mistake using the
+    wrong one of them cannot be right by coincidence for some students' seeds)."""
+    choices = [n for n in range(lo, hi + 1) if n not in avoid]
+    return choices[rand_int(rng, 0, len(choices) - 1)]
+
+
 def rounded(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """``x`` rounded to ``dtype`` and widened back to float64: the numbers a learner called in ``dtype`` receives,
     so that the float64 reference is computed from exactly them."""

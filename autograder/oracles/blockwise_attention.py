@@ -22,10 +22,11 @@ def online_softmax(x, block_size):
 
 
 def blockwise_attention(q, k, v, block_size, causal=False):
-    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2]) if causal else None)
+    return _plain(q, k, v, causal)
 
 
-def _plain(q, k, v, causal, scale):
+def _plain(q, k, v, causal, scale=None):
+    """Attention computed whole, with a top-left causal mask when ``causal``; ``scale`` None: sqrt(hs)."""
     return attend(q, k, v, scale=scale, allowed=allowed(q.shape[-2], k.shape[-2]) if causal else None)
 
 

@@ -8,27 +8,23 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import explained
-from autograder.graders.inputs import randn, rounded
+from autograder.graders.inputs import randn, rounded, rand_int
 from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of
 
 STAGE = "blockwise_attention"
 F64 = torch.float64
 
 
-def _rand_int(rng, lo, hi):
-    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
-
-
 def _ragged(rng, n):
     """A length of 2 to 4 whole blocks of ``n`` plus a shorter last block."""
-    return n * _rand_int(rng, 2, 4) + _rand_int(rng, 1, n - 1)
+    return n * rand_int(rng, 2, 4) + rand_int(rng, 1, n - 1)
 
 
 @check("online_softmax on random shapes, block sizes and logit scales")
 def test_random_online_softmax(student, rng):
     for _ in range(3):
-        n = _rand_int(rng, 2, 5)
-        x = randn(rng, _rand_int(rng, 1, 3), _rand_int(rng, 1, 3), _ragged(rng, n)) * _rand_int(rng, 1, 20)
+        n = rand_int(rng, 2, 5)
+        x = randn(rng, rand_int(rng, 1, 3), rand_int(rng, 1, 3), _ragged(rng, n)) * rand_int(rng, 1, 20)
         x = x + torch.linspace(0, 4, x.shape[-1], dtype=F64)  # the row maximum grows from block to block
         what = f"online_softmax(x {tuple(x.shape)}, block_size={n})"
         with explained(student, what):
@@ -44,11 +40,11 @@ def test_random_online_softmax(student, rng):
 @check("blockwise_attention on random shapes and block sizes, causal and not", weight=2)
 def test_random_attention(student, rng):
     for i, causal in enumerate((False, True, True)):
-        n = _rand_int(rng, 2, 4)
+        n = rand_int(rng, 2, 4)
         T_q = _ragged(rng, n)
         T_k = T_q if i < 2 else _ragged(rng, n)
-        lead = (_rand_int(rng, 1, 2), _rand_int(rng, 1, 3))
-        hs, hs_v = _rand_int(rng, 2, 6), _rand_int(rng, 1, 6)  # hs >= 2: a scale of sqrt(1) is no scale
+        lead = (rand_int(rng, 1, 2), rand_int(rng, 1, 3))
+        hs, hs_v = rand_int(rng, 2, 6), rand_int(rng, 1, 6)  # hs >= 2: a scale of sqrt(1) is no scale
         hs_v += i == 0 and hs_v == hs
         q, k, v = randn(rng, *lead, T_q, hs), randn(rng, *lead, T_k, hs) * 2, randn(rng, *lead, T_k, hs_v)
         attention_call(
@@ -65,7 +61,7 @@ def test_random_attention(student, rng):
 
 @check("blockwise_attention: non-contiguous float32 inputs, every device")
 def test_devices(student, rng, device):
-    n = _rand_int(rng, 2, 4)
+    n = rand_int(rng, 2, 4)
     T = _ragged(rng, n)
     q, k, v = randn(rng, 2, T, 4), randn(rng, 2, T, 4), randn(rng, 2, T, 3)
     for causal in (False, True):
@@ -79,7 +75,7 @@ def test_devices(student, rng, device):
 
 @check("float16 and bfloat16 (CPU): online_softmax and blockwise_attention keep the dtype and stay finite")
 def test_half(student, rng):
-    n = _rand_int(rng, 2, 4)
+    n = rand_int(rng, 2, 4)
     N = _ragged(rng, n)
     # the row maximum grows from block to block, but no score exceeds an earlier block's maximum by anything near
     # 11, where exp overflows float16: a running maximum that is never updated, which the float32 checks already

@@ -14,20 +14,10 @@ from autograder.graders.attention import (
     random_linear_weights,
     sdpa,
 )
-from autograder.graders.inputs import fixed, randn, rounded
+from autograder.graders.inputs import fixed, randn, rounded, rand_int, rand_int_except
 
 STAGE = "causal_attention"
 F64 = torch.float64
-
-
-def _rand_int(rng, lo, hi):
-    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
-
-
-def _rand_int_except(rng, lo, hi, avoid):
-    """A random integer from lo to hi that is none of ``avoid``."""
-    choices = [n for n in range(lo, hi + 1) if n not in avoid]
-    return choices[_rand_int(rng, 0, len(choices) - 1)]
 
 
 def _qkv(rng, lead, T, hs, hs_v):
@@ -41,14 +31,14 @@ def test_random_sdpa(student, rng, device):
         # a mask mistake cannot show with one step: only the last case may draw T = 1. The first case is recorded:
         # T >= 4 there, because an answer right by coincidence on a recorded call (a wrong scale at T = 2, for 1
         # student in 40) is replayed against the reference on other inputs, and fails as unverifiable
-        T = _rand_int(rng, 4 if i == 0 else 1 if i == len(leads) - 1 else 2, 9)
+        T = rand_int(rng, 4 if i == 0 else 1 if i == len(leads) - 1 else 2, 9)
         # hs >= 2 (a scale of sqrt(1) is no scale) and, in the first case, T, hs and hs_v all differ: a scale by
         # any of the three sizes shows for every student
         if i == 0:
-            hs = _rand_int_except(rng, 2, 8, {T})
-            hs_v = _rand_int_except(rng, 1, 8, {T, hs})
+            hs = rand_int_except(rng, 2, 8, {T})
+            hs_v = rand_int_except(rng, 1, 8, {T, hs})
         else:
-            hs, hs_v = _rand_int(rng, 2, 8), _rand_int(rng, 1, 8)
+            hs, hs_v = rand_int(rng, 2, 8), rand_int(rng, 1, 8)
         q, k, v = _qkv(rng, lead, T, hs, hs_v)
         dtype = torch.float64 if device == "cpu" else torch.float32
         what = f"causal_attention(q, k {tuple(q.shape)}, v {tuple(v.shape)}, {str(dtype)[6:]} on {device})"
@@ -70,13 +60,13 @@ def test_noncontig(student, rng):
 def test_random_causality(student, rng):
     # T is never the head size 4 nor the value size 5: a scale by sqrt(T) would be right by coincidence there, and
     # this check (which counts only with correct values) would pass for some students' seeds and not others'
-    T = _rand_int_except(rng, 3, 10, {4, 5})
+    T = rand_int_except(rng, 3, 10, {4, 5})
     q, k, v = _qkv(rng, (2,), T, 4, 5)
-    t = _rand_int(rng, 1, T - 1)
+    t = rand_int(rng, 1, T - 1)
     what = f"causal_attention(q, k, v (2, {T}, .))"
     with explained(student, what):
         base = expect_shape(student.call("causal_attention", q, k, v, cast=F64), (2, T, 5), what)
-        changed = [perturb_from(z, t, seed=_rand_int(rng, 0, 10**6)) for z in (q, k, v)]
+        changed = [perturb_from(z, t, seed=rand_int(rng, 0, 10**6)) for z in (q, k, v)]
         after = student.call("causal_attention", *changed, cast=F64)
     expect_causal(
         base,
@@ -92,8 +82,8 @@ def test_random_causality(student, rng):
 @check("CausalSelfAttention: random weights, with and without qkv_bias, T from 1 to context_length", weight=2)
 def test_random_module(student, rng):
     L = 9
-    for T, bias in ((1, True), (_rand_int(rng, 2, L - 1), False), (L, True)):
-        d_in, hs = _rand_int(rng, 2, 6), _rand_int(rng, 2, 5)
+    for T, bias in ((1, True), (rand_int(rng, 2, L - 1), False), (L, True)):
+        d_in, hs = rand_int(rng, 2, 6), rand_int(rng, 2, 5)
         d_in += d_in == hs  # sqrt(d_in) and sqrt(hs) never coincide, nor sqrt(1) with no scale
         w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
         handle = new_module(

@@ -5,28 +5,24 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import biased, random_linear_weights
-from autograder.graders.inputs import randn, rounded
+from autograder.graders.inputs import randn, rounded, rand_int
 from autograder.graders.public.test_kv_cache import decode, layers, module, roomy_cache
 
 STAGE = "kv_cache"
 F64 = torch.float64
 
 
-def _rand_int(rng, lo, hi):
-    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
-
-
 @check("decoding with random sizes, weights and chunk schedules gives the rows of the full forward", weight=2)
 def test_random_decoding(student, rng):
     for bias in (False, True):
-        nh = _rand_int(rng, 1, 3)
-        d_in, d_out, L = _rand_int(rng, 2, 6), nh * _rand_int(rng, 2, 3), 10  # head size >= 2: scales differ
+        nh = rand_int(rng, 1, 3)
+        d_in, d_out, L = rand_int(rng, 2, 6), nh * rand_int(rng, 2, 3), 10  # head size >= 2: scales differ
         w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
         handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset
-        chunks = [_rand_int(rng, 2, 4)]
+        chunks = [rand_int(rng, 2, 4)]
         while sum(chunks) < L:
-            chunks.append(min(_rand_int(rng, 1, 2), L - sum(chunks)))
+            chunks.append(min(rand_int(rng, 1, 2), L - sum(chunks)))
         x = randn(rng, 2, L, d_in)
         what = f"decoding x {tuple(x.shape)} in chunks {', '.join(map(str, chunks))}"
         expected = oracle.expected("kv_decode", x, tuple(chunks), w, nh)

@@ -11,15 +11,11 @@ from autograder.graders.attention import (
     explained,
     random_linear_weights,
 )
-from autograder.graders.inputs import randn, rounded
+from autograder.graders.inputs import randn, rounded, rand_int
 from autograder.graders.public.test_multi_head_attention import layers, module, torch_mha
 
 STAGE = "multi_head_attention"
 F64 = torch.float64
-
-
-def _rand_int(rng, lo, hi):
-    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
 
 
 def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
@@ -31,7 +27,7 @@ def _module(student, rng, d_in, d_out, nh, L, bias, dtype=F64, dropout=0.0):
 def test_random_split_merge(student, rng):
     for nh in (1, 2, 4):
         # with one step (T = 1) a split or merge without transpose cannot show: several heads get T >= 2
-        B, T, hs = _rand_int(rng, 1, 3), _rand_int(rng, 1 if nh == 1 else 2, 7), _rand_int(rng, 1, 4)
+        B, T, hs = rand_int(rng, 1, 3), rand_int(rng, 1 if nh == 1 else 2, 7), rand_int(rng, 1, 4)
         lead = (B, 2) if nh == 2 else (B,)  # the stubs promise any leading dims
         x = randn(rng, *lead, T, nh * hs)
         what = f"split_heads(x {tuple(x.shape)}, {nh})"
@@ -58,8 +54,8 @@ def test_random_mha(student, rng):
         # with one step (T = 1) how the heads are split, merged and scaled cannot show: several heads get T >= 2,
         # and the recorded call (nh = 2) T >= 4: an answer right by coincidence there (a wrong scale at T = 2) would
         # be replayed against the reference on other inputs and fail as unverifiable
-        T = _rand_int(rng, {1: 1, 2: 4}.get(nh, 2), L)
-        d_in, d_out = _rand_int(rng, 2, 6), nh * _rand_int(rng, 2, 3)
+        T = rand_int(rng, {1: 1, 2: 4}.get(nh, 2), L)
+        d_in, d_out = rand_int(rng, 2, 6), nh * rand_int(rng, 2, 3)
         d_in += d_in == d_out // nh  # a head size >= 2, never d_in: every scale mistake shows whatever the draw
         handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
         x = randn(rng, 2, T, d_in)
@@ -81,12 +77,12 @@ def test_random_mha(student, rng):
 
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
 def test_random_torch_mha(student, rng):
-    nh = (2, 4)[_rand_int(rng, 0, 1)]  # several heads: with one, how heads are split and merged cannot show
-    d = nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)  # head size >= 2 and != n_heads
+    nh = (2, 4)[rand_int(rng, 0, 1)]  # several heads: with one, how heads are split and merged cannot show
+    d = nh * rand_int(rng, 3, 4) if nh == 2 else nh * rand_int(rng, 2, 3)  # head size >= 2 and != n_heads
     handle, w = _module(student, rng, d, d, nh, 8, True)
     # T < context_length whatever the seed: mask rows sliced from the wrong end (self.mask[-T:]) show only there;
     # T >= 4: this call is recorded (see test_random_mha); T != head size: a scale by sqrt(T) would be right
-    T = _rand_int(rng, 4, 6)
+    T = rand_int(rng, 4, 6)
     T += T == d // nh
     x = randn(rng, 3, T, d)
     what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, context_length=8, qkv_bias=True)(x {tuple(x.shape)})"

@@ -16,28 +16,18 @@ from autograder.graders.attention import (
     new_module,
     random_linear_weights,
 )
-from autograder.graders.inputs import randn, rounded
+from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except
 from autograder.graders.public.test_padding_and_cross_attention import layers, module
 
 STAGE = "padding_and_cross_attention"
 F64 = torch.float64
 
 
-def _rand_int(rng, lo, hi):
-    return int(torch.randint(lo, hi + 1, (1,), generator=rng))
-
-
-def _rand_int_except(rng, lo, hi, avoid):
-    """A random integer from lo to hi that is none of ``avoid``."""
-    choices = [n for n in range(lo, hi + 1) if n not in avoid]
-    return choices[_rand_int(rng, 0, len(choices) - 1)]
-
-
 def _lengths(rng, B, T, partial_max=None):
     """B >= 3 lengths in 0..T: one full, one empty, one in 1..T-1 (at most ``partial_max``), the others anywhere
     (then shuffled). With a causal mask and T_q queries, ``partial_max`` = T_q - 1 puts padded keys where the
     queries can see them whatever the draw: a mistake in how padding is applied then shows for every student."""
-    n = [T, 0, _rand_int(rng, 1, min(T - 1, partial_max or T))] + [_rand_int(rng, 0, T) for _ in range(B - 3)]
+    n = [T, 0, rand_int(rng, 1, min(T - 1, partial_max or T))] + [rand_int(rng, 0, T) for _ in range(B - 3)]
     order = torch.randperm(B, generator=rng).tolist()
     return torch.tensor([n[i] for i in order], dtype=torch.int64)
 
@@ -48,8 +38,8 @@ def _mask(n, T):
 
 @check("key_padding_mask: random lengths and T")
 def test_random_mask(student, rng):
-    T = _rand_int(rng, 2, 9)
-    n = _lengths(rng, _rand_int(rng, 3, 6), T)
+    T = rand_int(rng, 2, 9)
+    n = _lengths(rng, rand_int(rng, 3, 6), T)
     want, known = oracle.expected("key_padding_mask", n, T), oracle.mistakes("key_padding_mask", n, T)
     what = f"key_padding_mask(lengths={n.tolist()}, T={T})"
     with explained(student, what):
@@ -69,10 +59,10 @@ def test_random_mask(student, rng):
 )
 def test_random_attention(student, rng):
     for causal in (False, True):
-        B, hs, hs_v = _rand_int(rng, 3, 4), _rand_int(rng, 2, 5), _rand_int(rng, 1, 4)  # hs >= 2: scales differ
+        B, hs, hs_v = rand_int(rng, 3, 4), rand_int(rng, 2, 5), rand_int(rng, 1, 4)  # hs >= 2: scales differ
         hs_v += not causal and hs_v == hs  # sqrt(hs_v) is not sqrt(hs) in the first case, whatever the draw
-        T_k = _rand_int(rng, 3, 8)
-        T_q = _rand_int(rng, 2, 8)
+        T_k = rand_int(rng, 3, 8)
+        T_q = rand_int(rng, 2, 8)
         T_q += T_q == T_k  # never square: an alignment mistake must show
         q, k, v = randn(rng, B, T_q, hs) * 1.5, randn(rng, B, T_k, hs) * 1.5, randn(rng, B, T_k, hs_v)
         mask = _mask(_lengths(rng, B, T_k), T_k)
@@ -128,11 +118,11 @@ def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
 def test_random_cross(student, rng):
     for nh, bias in ((1, True), (2, False), (4, True)):
         # the head size, d_q, d_kv and T_k all differ: a scale by the wrong one of them shows whatever the seed
-        hs = _rand_int(rng, 2, 3)
+        hs = rand_int(rng, 2, 3)
         d_out = nh * hs
-        d_q = _rand_int_except(rng, 2, 6, {hs})
-        d_kv = _rand_int_except(rng, 2, 6, {hs, d_q})
-        B, T_q, T_k = _rand_int(rng, 3, 4), _rand_int(rng, 2, 7), _rand_int_except(rng, 3, 8, {hs, d_q, d_kv})
+        d_q = rand_int_except(rng, 2, 6, {hs})
+        d_kv = rand_int_except(rng, 2, 6, {hs, d_q})
+        B, T_q, T_k = rand_int(rng, 3, 4), rand_int(rng, 2, 7), rand_int_except(rng, 3, 8, {hs, d_q, d_kv})
         handle, w = _module(student, rng, d_q, d_kv, d_out, nh, bias)
         x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
         mask = _mask(_lengths(rng, B, T_k), T_k)
@@ -158,13 +148,13 @@ def test_random_cross(student, rng):
 
 @check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
 def test_random_torch_mha(student, rng):
-    nh = (2, 4)[_rand_int(rng, 0, 1)]
-    d = nh * _rand_int(rng, 3, 4) if nh == 2 else nh * _rand_int(rng, 2, 3)
+    nh = (2, 4)[rand_int(rng, 0, 1)]
+    d = nh * rand_int(rng, 3, 4) if nh == 2 else nh * rand_int(rng, 2, 3)
     # d_kv and T_k are neither the head size nor d: a scale by the wrong size shows whatever the seed
-    d_kv = _rand_int_except(rng, 2, 6, {d // nh, d})
+    d_kv = rand_int_except(rng, 2, 6, {d // nh, d})
     handle, w = _module(student, rng, d, d_kv, d, nh, True)
-    B, T_k = 3, _rand_int_except(rng, 3, 8, {d // nh, d, d_kv})
-    x, ctx = randn(rng, B, _rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
+    B, T_k = 3, rand_int_except(rng, 3, 8, {d // nh, d, d_kv})
+    x, ctx = randn(rng, B, rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
     n = _lengths(rng, B, T_k).clamp(min=1)  # nn.MultiheadAttention gives NaN where a query sees no key
     mask = _mask(n, T_k)
     what = (
