@@ -330,10 +330,13 @@ def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
     return frozenset(live)
 
 
-def _resolve(target: str):
-    """The judge's own op for a target name the replay runs (:func:`_runnable`); anything else raises
-    :class:`Unverifiable`. Only a name of the form ``aten.<packet>.<overload>`` is looked up, and only an ATen op
-    found that way is returned."""
+def _resolve(target: str, kwargs: dict):
+    """The judge's own op for a target name the replay runs (:func:`_runnable`), called with ``kwargs``; anything
+    else raises :class:`Unverifiable`. Only a name of the form ``aten.<packet>.<overload>`` is looked up, and only
+    an ATen op found that way is returned. Its keyword arguments must be ones its schema marks keyword-only, as the
+    dispatcher records every traced call (the others by position): :func:`_guard` reads arguments by position, so
+    a forged node passing ``self=`` or ``equation=`` by keyword would slip past it (a division that ends the judge
+    with SIGFPE, an einsum of any size)."""
     m = _TARGET.fullmatch(target)
     if m is None:
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
@@ -349,6 +352,12 @@ def _resolve(target: str):
     how = _runnable(op)
     if how is None:
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
+    keyword_only = {a.name for a in op._schema.arguments if a.kwarg_only}
+    by_keyword = sorted(str(k) for k in kwargs if k not in keyword_only)
+    if by_keyword:
+        raise Unverifiable(
+            f"the graph passes {', '.join(by_keyword)[:80]} of {target[:80]} by keyword, which no traced call does"
+        )
     if packet in _UNINITIALISED:
         return _UNINITIALISED[packet]
     return _composite(op) if how == "composite" else op
@@ -541,30 +550,11 @@ def _packet(target: str) -> str:
 def _ops(graph: Graph, inputs: list) -> dict:
     if len(inputs) != graph.inputs:
         raise Unverifiable(f"the graph takes {graph.inputs} tensors, the call had {len(inputs)}")
-    ops = {}
-    for i, n in enumerate(graph.nodes):
-        if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem":
-            ops[i] = _resolve(n["target"])
-            _keywords_are_keyword_only(n["target"], n["kwargs"])
-    return ops
-
-
-def _keywords_are_keyword_only(target: str, kwargs: dict) -> None:
-    """A call's keyword arguments are ones its schema marks keyword-only, as the dispatcher records every traced
-    call (the others by position): :func:`_guard` reads arguments by position, so a forged node passing ``self=`` or
-    ``equation=`` by keyword would slip past it (a division that ends the judge with SIGFPE, an einsum of any size).
-    ``target`` is one :func:`_resolve` accepted."""
-    if not kwargs:
-        return
-    m = _TARGET.fullmatch(target)
-    assert m is not None  # (resolved already)
-    op = getattr(getattr(torch.ops.aten, m.group(1)), m.group(2))
-    keyword_only = {a.name for a in op._schema.arguments if a.kwarg_only}
-    by_keyword = sorted(str(k) for k in kwargs if k not in keyword_only)
-    if by_keyword:
-        raise Unverifiable(
-            f"the graph passes {', '.join(by_keyword)[:80]} of {target[:80]} by keyword, which no traced call does"
-        )
+    return {
+        i: _resolve(n["target"], n["kwargs"])
+        for i, n in enumerate(graph.nodes)
+        if n["op"] == "call" and n["target"] not in NEUTRAL and n["target"] != "getitem"
+    }
 
 
 class _Effects(NamedTuple):
