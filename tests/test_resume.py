@@ -199,3 +199,41 @@ def test_a_judge_killed_mid_run_costs_its_students_nothing(tmp_path):
     assert proc.returncode == 0, stderr[-3000:]
     assert "the judge process stopped (exit code -9)" in stderr
     same_as_uninterrupted(cls, out, clean_out, 5, "the run with a killed judge")
+
+
+def test_a_result_saved_but_never_reported_counts_as_graded(tmp_path, course, monkeypatch):
+    """A judge killed between saving a student's result and reporting it (the report is sent by a thread of the
+    judge's queue, which dies with it) leaves a current result on disk and the student among the failures: the
+    run trusts the disk, does not grade the student again, and ends with exit code 0."""
+    from autograder.instructor import grade as grade_mod
+    from autograder.instructor.report import gradescope_json
+    from autograder.results import CheckResult, StageResult, SubmissionResult
+
+    cls = tmp_path / "class"
+    for name in ("ann", "bob"):
+        (cls / name).mkdir(parents=True)
+        (cls / name / "01_loop_average.py").write_text((SOL / "01_loop_average.py").read_text())
+    out = tmp_path / "out"
+    rounds: list[list[str]] = []
+
+    def killed_after_saving(self, todo, fps, progress=None, task=None):
+        rounds.append([s.student for s in todo])
+        stage = course.stages[0]
+        for sub in todo:
+            check = CheckResult(name="values", passed=True, points=stage.points, max_points=stage.points)
+            stages = [StageResult(key=stage.key, title=stage.title, max_score=stage.points, seed=1, checks=[check])]
+            result = SubmissionResult(student=sub.student, stages=stages)
+            store.save_student(
+                out, result, fingerprint=fps[sub.student], notes=[], layout="files", gradescope=gradescope_json(result)
+            )
+        self.failures["ann"] = "the judge process stopped (exit code -9)"  # its "done" never arrived
+
+    monkeypatch.setattr(grade_mod, "_can_share_start", lambda: False)
+    monkeypatch.setattr(grade_mod.GradeRun, "grade", killed_after_saving)
+    run = grade_mod.GradeRun(course, cls, out, seed=3, quiet=True)
+    assert run.run() == 0
+    assert rounds == [["ann", "bob"]] and run.failures == {} and sorted(run.graded_now) == ["ann", "bob"]
+    # a student whose result is not on disk is still reported, and graded again only by a retry round
+    (out / "ann" / "result.json").unlink()
+    monkeypatch.setattr(grade_mod.GradeRun, "grade", lambda self, todo, fps, *a: self.failures.update(ann="lost"))
+    assert grade_mod.GradeRun(course, cls, out, seed=3, quiet=True).run() == 1

@@ -436,6 +436,12 @@ class GradeRun:
                 self.grade(todo, fps, progress, task)
                 # one more round for submissions whose judge was lost (not for the ones it graded)
                 retry = [s for s in todo if not store.is_current(self.out_dir, s.student, fps[s.student])]
+                # a judge killed just after saving a result may not have reported it (a queue's message is sent
+                # by a thread of the sender): what is saved and current is graded, whatever was reported
+                lost = {s.student for s in retry}
+                self.failures = {student: why for student, why in self.failures.items() if student in lost}
+                reported = set(self.graded_now)
+                self.graded_now += [s.student for s in todo if s.student not in lost and s.student not in reported]
                 if retry and len(retry) < len(todo):
                     progress.update(task, description=f"retrying {len(retry)}")
                     self.failures.clear()
