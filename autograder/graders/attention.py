@@ -48,6 +48,15 @@ INVERTED_MASK = "inverted mask (the future visible, the past hidden)"
 FUTURE_BUFFER = "mask buffer True on the future (s > t) instead of on the visible steps"
 UPPER_TRIANGLE = "upper instead of lower triangle (torch.triu)"
 OFF_BY_ONE_HIDDEN = "diagonal masked too (a step cannot see itself)"
+# a buffer of context_length L sliced to T < L from a wrong corner (the top-left mask[:T, :T] is the causal one)
+MASK_TOP_RIGHT = (
+    "mask sliced from the buffer's top-right corner (self.mask[:T, -T:]): where T < context_length it hides the "
+    "step itself and earlier steps too; slice the top-left corner, self.mask[:T, :T]"
+)
+MASK_BOTTOM_LEFT = (
+    "mask sliced from the buffer's bottom-left corner (self.mask[-T:, :T]): where T < context_length future steps "
+    "are visible; slice the top-left corner, self.mask[:T, :T]"
+)
 OFF_BY_ONE_VISIBLE = "off-by-one mask (one future step visible: tril(diagonal=1), or mask rows one step late)"
 MASK_NOT_BUFFER = "mask not registered as a buffer"
 NOT_SLICED = "mask not sliced to T (use self.mask[:T, :T])"

@@ -77,6 +77,36 @@ def _through_projections(fn):
     return lambda x, state: fn(*project_linear(x, state))
 
 
+def in_context(variants: dict, corner) -> dict:
+    """A module's mistakes as functions of (..., context_length=None): the grader passes the size of the mask
+    buffer where it knows it (a module it built), and then the two slices of the buffer from a wrong corner
+    are known mistakes too. ``corner(*args, diagonal)``: the module's output with the mask tril(diagonal).
+    Without context_length those two do not apply (they raise, and are left out)."""
+
+    def ignoring(fn):
+        return lambda *args, context_length=None: fn(*args)
+
+    def sliced(sign: int):
+        def wrong(*args, context_length=None):
+            T = args[0].shape[-2]
+            if context_length is None or not T < context_length:
+                raise ValueError("the corners differ only where T < context_length")
+            return corner(*args, sign * (context_length - T))
+
+        return wrong
+
+    return {
+        **{name: ignoring(fn) for name, fn in variants.items()},
+        m.MASK_TOP_RIGHT: sliced(-1),  # mask[:T, L - T:]: query t sees keys s <= t - (L - T)
+        m.MASK_BOTTOM_LEFT: sliced(1),  # mask[L - T:, :T]: query t sees keys s <= t + (L - T)
+    }
+
+
+def _masked(x, state, diagonal):
+    q, k, v = project_linear(x, state)
+    return attend(q, k, v, allowed=allowed(q.shape[-2], k.shape[-2], diagonal))
+
+
 EXPECTED = {
     "causal_attention": causal_attention,
     "causal_self_attention": causal_self_attention,
@@ -85,10 +115,16 @@ EXPECTED = {
 }
 MISTAKES = {
     "causal_attention": variants(),
-    "causal_self_attention": {
-        **{(m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn) for name, fn in variants().items()},
-        # the module knows d_in too (where d_in == head_size this gives the right answer, and is not named)
-        m.SCALE_D_IN_HEADS: _scaled_by_d_in,
-        m.BIAS_NOT_ADDED: lambda x, state: causal_self_attention(x, without_biases(state)),
-    },
+    "causal_self_attention": in_context(
+        {
+            **{
+                (m.SCALE_STEPS if name == m.SCALE_T else name): _through_projections(fn)
+                for name, fn in variants().items()
+            },
+            # the module knows d_in too (where d_in == head_size this gives the right answer, and is not named)
+            m.SCALE_D_IN_HEADS: _scaled_by_d_in,
+            m.BIAS_NOT_ADDED: lambda x, state: causal_self_attention(x, without_biases(state)),
+        },
+        _masked,
+    ),
 }

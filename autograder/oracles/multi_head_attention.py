@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from autograder.graders import attention as m
 
-from .causal_attention import allowed
+from .causal_attention import allowed, in_context
 from .self_attention import attend, project_linear, reference_grad, without_biases
 
 
@@ -91,31 +91,34 @@ MISTAKES = {
         m.MERGE_NO_TRANSPOSE: _merge_no_transpose,
         m.INTERLEAVED_HEADS: _merge_interleaved,
     },
-    "multi_head_attention": {
-        m.SPLIT_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose),
-        m.MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, merge=_merge_no_transpose),
-        m.SPLIT_MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(
-            x, s, nh, split=_split_no_transpose, merge=_merge_no_transpose
-        ),
-        m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
-        m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
-        m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
-        # where d_in == d_out the two give the same numbers, and neither is named
-        m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
-        # where d_in // n_heads is 1, n_heads or another scale's size, the numbers are that mistake's (none is named)
-        m.SCALE_HS_FROM_D_IN: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1] // nh)),
-        m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
-        # where head_size == sqrt(d_in) or sqrt(n_heads) the numbers are those of the mistakes above or below
-        m.SCALE_HS_NO_SQRT: lambda x, s, nh: _mha(x, s, nh, scale=_d_out(s) / nh),
-        # one head: the same numbers as no scale; n_heads == d_in or d_out: as those (then none is named)
-        m.SCALE_N_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(nh)),
-        # where T equals another size the numbers are that size's mistake's (then none is named)
-        m.SCALE_STEPS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(x.shape[-2])),
-        m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),
-        m.MASK_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, mask_after=True),
-        m.ZERO_NOT_INF: lambda x, s, nh: _mha(x, s, nh, fill=0.0),
-        m.INVERTED_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=~allowed(x.shape[-2], x.shape[-2])),
-        m.SOFTMAX_DIM: lambda x, s, nh: _mha(x, s, nh, dim=-2),
-        m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),
-    },
+    "multi_head_attention": in_context(
+        {
+            m.SPLIT_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, split=_split_no_transpose),
+            m.MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(x, s, nh, merge=_merge_no_transpose),
+            m.SPLIT_MERGE_NO_TRANSPOSE: lambda x, s, nh: _mha(
+                x, s, nh, split=_split_no_transpose, merge=_merge_no_transpose
+            ),
+            m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
+            m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
+            m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
+            # where d_in == d_out the two give the same numbers, and neither is named
+            m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
+            # where d_in // n_heads is 1, n_heads or another scale's size, the numbers are that mistake's (none is named)
+            m.SCALE_HS_FROM_D_IN: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1] // nh)),
+            m.MISSING_SCALE: lambda x, s, nh: _mha(x, s, nh, scale=1.0),
+            # where head_size == sqrt(d_in) or sqrt(n_heads) the numbers are those of the mistakes above or below
+            m.SCALE_HS_NO_SQRT: lambda x, s, nh: _mha(x, s, nh, scale=_d_out(s) / nh),
+            # one head: the same numbers as no scale; n_heads == d_in or d_out: as those (then none is named)
+            m.SCALE_N_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(nh)),
+            # where T equals another size the numbers are that size's mistake's (then none is named)
+            m.SCALE_STEPS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(x.shape[-2])),
+            m.NO_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=None),
+            m.MASK_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, mask_after=True),
+            m.ZERO_NOT_INF: lambda x, s, nh: _mha(x, s, nh, fill=0.0),
+            m.INVERTED_MASK: lambda x, s, nh: _mha(x, s, nh, allowed=~allowed(x.shape[-2], x.shape[-2])),
+            m.SOFTMAX_DIM: lambda x, s, nh: _mha(x, s, nh, dim=-2),
+            m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),
+        },
+        lambda x, s, nh, diagonal: _mha(x, s, nh, allowed=allowed(x.shape[-2], x.shape[-2], diagonal)),
+    ),
 }

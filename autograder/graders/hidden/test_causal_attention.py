@@ -111,7 +111,7 @@ def test_random_module(student, rng):
             reply,
             oracle.expected("causal_self_attention", x, w),
             what=what,
-            mistakes=oracle.mistakes("causal_self_attention", x, w),
+            mistakes=oracle.mistakes("causal_self_attention", x, w, context_length=L),
         )
 
 
@@ -136,7 +136,7 @@ def test_module_devices(student, rng, device):
         reply,
         oracle.expected("causal_self_attention", x, w),
         what=what,
-        mistakes=oracle.mistakes("causal_self_attention", x, w),
+        mistakes=oracle.mistakes("causal_self_attention", x, w, context_length=8),
     )
 
 
@@ -183,5 +183,5 @@ def test_half(student, rng):
             oracle.expected("causal_self_attention", xh, wh),
             dtype,
             what=what,
-            mistakes=oracle.mistakes("causal_self_attention", xh, wh),
+            mistakes=oracle.mistakes("causal_self_attention", xh, wh, context_length=8),
         )

@@ -71,7 +71,7 @@ def test_random_mha(student, rng):
             reply,
             oracle.expected("multi_head_attention", x, w, nh),
             what=what,
-            mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+            mistakes=oracle.mistakes("multi_head_attention", x, w, nh, context_length=L),
         )
 
 
@@ -92,7 +92,7 @@ def test_random_torch_mha(student, rng):
         reply,
         torch_mha(x, w, nh),
         what=what + ", compared with nn.MultiheadAttention",
-        mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+        mistakes=oracle.mistakes("multi_head_attention", x, w, nh, context_length=8),
     )
 
 
@@ -115,7 +115,7 @@ def test_devices(student, rng, device):
         reply,
         oracle.expected("multi_head_attention", x, w, 3),
         what=what,
-        mistakes=oracle.mistakes("multi_head_attention", x, w, 3),
+        mistakes=oracle.mistakes("multi_head_attention", x, w, 3, context_length=8),
     )
 
 
@@ -131,7 +131,7 @@ def test_dropout_eval(student, rng):
         got,
         oracle.expected("multi_head_attention", x, w, 2),
         what=what + " (dropout must do nothing)",
-        mistakes=oracle.mistakes("multi_head_attention", x, w, 2),
+        mistakes=oracle.mistakes("multi_head_attention", x, w, 2, context_length=8),
     )
 
 
@@ -148,7 +148,12 @@ def test_dropout_on_weights(student, rng):
     with explained(student, what):
         evaluated = handle(x, cast=F64)
     expected = oracle.expected("multi_head_attention", x, w, nh)
-    credited(evaluated, expected, what + " after .eval()", oracle.mistakes("multi_head_attention", x, w, nh))
+    credited(
+        evaluated,
+        expected,
+        what + " after .eval()",
+        oracle.mistakes("multi_head_attention", x, w, nh, context_length=8),
+    )
     heads = oracle.expected("multi_head_attention_heads", x, w, nh)
     expect_dropout_in_training(student, handle, (x,), expected, heads, p, what)
 
@@ -186,5 +191,5 @@ def test_half(student, rng):
                 oracle.expected("multi_head_attention", xh, wh, nh),
                 dtype,
                 what=what,
-                mistakes=oracle.mistakes("multi_head_attention", xh, wh, nh),
+                mistakes=oracle.mistakes("multi_head_attention", xh, wh, nh, context_length=8),
             )

@@ -76,7 +76,8 @@ def module(student, *, d_in=4, hs=3, L=8, dropout=0.0, bias=False, wseed=81, dty
     return handle, handle.held
 
 
-def module_values(student, handle, w, x, what, record=True):
+def module_values(student, handle, w, x, what, record=True, context_length=8):
+    """``handle`` (built by :func:`module`, mask buffer ``context_length``) on ``x``: values as the reference's."""
     with explained(student, what):
         reply = handle(
             x, cast=F64, full=True, record=record and (lambda x: oracle.expected("causal_self_attention", x, w))
@@ -85,7 +86,7 @@ def module_values(student, handle, w, x, what, record=True):
         reply,
         oracle.expected("causal_self_attention", x, w),
         what=what,
-        mistakes=oracle.mistakes("causal_self_attention", x, w),
+        mistakes=oracle.mistakes("causal_self_attention", x, w, context_length=context_length),
     )
 
 

@@ -123,7 +123,7 @@ def mha_values(student, handle, w, x, nh, what, record=True):
         reply,
         oracle.expected("multi_head_attention", x, w, nh),
         what=what,
-        mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+        mistakes=oracle.mistakes("multi_head_attention", x, w, nh, context_length=8),
     )
 
 
@@ -252,7 +252,7 @@ def test_each_head(student):
     require_by_hand(reply, what)
     got = expect_shape(reply["value"], (2, 8, 6), what).t
     q, k, v = heads_of(X, w, nh)
-    wrong = oracle.mistakes("multi_head_attention", X, w, nh)
+    wrong = oracle.mistakes("multi_head_attention", X, w, nh, context_length=8)
     for h in range(nh):
         expect_close(
             got[..., h * hs : (h + 1) * hs],
@@ -279,7 +279,7 @@ def test_sdpa_per_head(student):
         reply,
         expected,
         what=what + ", compared with F.scaled_dot_product_attention on each head",
-        mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+        mistakes=oracle.mistakes("multi_head_attention", x, w, nh, context_length=8),
     )
 
 
@@ -295,7 +295,7 @@ def test_torch_mha(student):
             reply,
             torch_mha(x, w, nh),
             what=what + ", compared with nn.MultiheadAttention",
-            mistakes=oracle.mistakes("multi_head_attention", x, w, nh),
+            mistakes=oracle.mistakes("multi_head_attention", x, w, nh, context_length=8),
         )
 
 
@@ -342,7 +342,7 @@ def test_causality(student):
         what=what,
         changed_what="x",
         expected=oracle.expected("multi_head_attention", X, w, 2),
-        mistakes=oracle.mistakes("multi_head_attention", X, w, 2),
+        mistakes=oracle.mistakes("multi_head_attention", X, w, 2, context_length=8),
     )
 
 
@@ -368,5 +368,5 @@ def test_precision(student):
         got,
         oracle.expected("multi_head_attention", X, w, 3),
         what=what,
-        mistakes=oracle.mistakes("multi_head_attention", X, w, 3),
+        mistakes=oracle.mistakes("multi_head_attention", X, w, 3, context_length=8),
     )
