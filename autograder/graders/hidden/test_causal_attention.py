@@ -150,7 +150,9 @@ _FAR_FUTURE = (
 )
 
 
-@check("float16 and bfloat16 (CPU): fill with -inf before softmax, not a large negative number that overflows")
+@check(
+    "float16 and bfloat16 (CPU): values in half precision, the dtype kept (a large negative fill overflows there: -inf)"
+)
 def test_half(student, rng):
     q, k, v = _qkv(rng, (2,), 6, 4, 3)
     w = random_linear_weights(rng, qkv(4, 3), bias=True)

@@ -169,7 +169,9 @@ _FAR_FUTURE_W = {
 _FAR_FUTURE_X = torch.tensor([[[1.0, 1.0], [1.0, -1.0], [1.0, 1.0], [70.0, 70.0]]], dtype=F64)
 
 
-@check("float16 and bfloat16 (CPU): fill with -inf before softmax, not a large negative number that overflows")
+@check(
+    "float16 and bfloat16 (CPU): values in half precision, the dtype kept (a large negative fill overflows there: -inf)"
+)
 def test_half(student, rng):
     # head size 8, d_in 4, 2 heads: every wrong scale we know of is at least 1.4 times off, at least 3.8 times
     # float16's tolerance on every draw (300 seeds; head size 3 with d_in 4 came within it for 1 seed in 40)

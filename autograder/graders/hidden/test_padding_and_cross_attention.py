@@ -221,7 +221,9 @@ def test_dropout_on_weights(student, rng):
     expect_dropout_in_training(student, handle, (x, ctx, mask), expected, heads, drop, what)
 
 
-@check("float16 and bfloat16 (CPU): hidden keys filled with -inf (not a large number that overflows), no NaN rows")
+@check(
+    "float16 and bfloat16 (CPU): values in half precision, no NaN rows (hidden keys filled with -inf: a large number overflows)"
+)
 def test_half(student, rng):
     # at half tolerance a mistake must change the answer by far: one real key in the partly padded sequence and
     # small scores (nearly even weights), so that its padded keys hold most of the weight of every later query;

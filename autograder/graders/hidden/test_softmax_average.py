@@ -71,7 +71,9 @@ def test_noncontig_devices(student, rng, device):
     )
 
 
-@check("float16 and bfloat16 (CPU): -inf, not a large negative number that overflows")
+@check(
+    "float16 and bfloat16 (CPU): values in half precision, the dtype kept (a large negative fill overflows there: -inf)"
+)
 def test_half(student, rng):
     x = randn(rng, 2, 6, 4)
     xhs = [rounded(x, dtype) for dtype in HALVES]
