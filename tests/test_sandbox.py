@@ -346,6 +346,10 @@ PROBES = FORK_LOOP + textwrap.dedent("""
         x = _mha_input(q)
         with torch._C.DisableTorchFunction():
             return torch.nn.MultiheadAttention(16, 2)(x, x, x)[0]
+    def mha_quantizable(q):  # torch.ao's subclass: its forward is plain Python, not multi_head_attention_forward
+        from torch.ao.nn.quantizable import MultiheadAttention
+        x = _mha_input(q)
+        return MultiheadAttention(16, 2)(x, x, x)[0]
     def by_hand(q):
         s = q @ q.transpose(-2, -1) / q.shape[-1] ** 0.5
         keep = torch.ones(4, 4, dtype=torch.bool).tril()
@@ -503,6 +507,7 @@ def test_a_tree_deeper_than_any_recursion_is_wiped_and_the_zygote_lives_on(bwrap
         ("native_mha", "aten._native_multi_head_attention.default"),
         ("mha_module", "autograder.multi_head_attention_forward.default"),
         ("mha_no_torch_function", "autograder.multi_head_attention_forward.default"),
+        ("mha_quantizable", "autograder.multi_head_attention_forward.default"),
     ],
 )
 def test_every_alias_of_a_fused_kernel_is_in_the_graph(sb, name, expected):

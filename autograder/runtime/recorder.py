@@ -291,12 +291,15 @@ _MARKS: list = []
 
 
 def mark_entry_points() -> None:
-    """Make torch's Python-level attention entry points that decompose into ordinary ops visible in a traced
-    graph: ``F.multi_head_attention_forward`` (which ``nn.MultiheadAttention`` calls unless it takes its fused
-    path, itself a forbidden ATen op) is wrapped so that each call also dispatches the identity op
-    ``autograder::multi_head_attention_forward``, a node the judge finds by its name. Installed once per process
-    (in the sandbox's zygote, before any learner code exists). Best effort: code that reaches the original
-    function (the wrapper's closure) runs torch's own Python code, a plagiarism question."""
+    """Make torch's Python-level attention code, which decomposes into ordinary ops, visible in a traced graph:
+    ``F.multi_head_attention_forward`` (what ``nn.MultiheadAttention`` calls unless it takes its fused path,
+    itself a forbidden ATen op) and the forward of ``torch.ao.nn.quantizable.MultiheadAttention`` (a public
+    subclass whose forward is plain Python) are wrapped so that each call also dispatches the identity op
+    ``autograder::multi_head_attention_forward`` first, a node the judge finds by its name, and which a stage
+    written by hand switches off like a fused kernel (``fused.switch_off``). (torch's decomposition of
+    scaled_dot_product_attention calls its math kernel, a forbidden ATen op.) Installed once per process (in the
+    sandbox's zygote, before any learner code exists). Best effort: code that reaches an original function (a
+    wrapper's closure) runs torch's own Python code, a plagiarism question."""
     if _MARKS:
         return
     import torch
@@ -306,16 +309,30 @@ def mark_entry_points() -> None:
     lib.define("multi_head_attention_forward(Tensor x) -> Tensor")
     lib.impl("multi_head_attention_forward", _identity, "CompositeExplicitAutograd")
     mark = torch.ops.autograder.multi_head_attention_forward.default
-    original = F.multi_head_attention_forward
-
-    def multi_head_attention_forward(query, *args, **kwargs):
-        mark(query)
-        return original(query, *args, **kwargs)
-
-    multi_head_attention_forward.__doc__ = original.__doc__
-    multi_head_attention_forward.__module__ = original.__module__
-    F.multi_head_attention_forward = multi_head_attention_forward
+    F.multi_head_attention_forward = _marked(F.multi_head_attention_forward, mark)
+    try:
+        from torch.ao.nn.quantizable import MultiheadAttention as Quantizable
+    except ImportError:  # not in every torch release
+        Quantizable = None
+    for method in ("forward", "_forward_impl"):
+        if Quantizable is not None and method in vars(Quantizable):
+            setattr(Quantizable, method, _marked(vars(Quantizable)[method], mark))
     _MARKS.append(lib)
+
+
+def _marked(original, mark):
+    """``original`` that first dispatches ``mark`` on its first tensor argument (or an empty tensor)."""
+    import functools
+
+    import torch
+
+    @functools.wraps(original)
+    def marked(*args, **kwargs):
+        first = next((a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)), None)
+        mark(first if first is not None else torch.empty(0))
+        return original(*args, **kwargs)
+
+    return marked
 
 
 def _identity(x):

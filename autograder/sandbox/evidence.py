@@ -47,8 +47,8 @@ TOTAL_ELEMENT_LIMIT = 1 << 25  # elements in all of them
 # it the replay stops at its next op, so a graph's cost to the judge is bounded by this plus one op
 REPLAY_CPU_S = 2.0
 # any op whose name holds one of these is a fused attention kernel or entry point: the ATen ops the worker switches
-# off in a stage written by hand, and the worker's mark of F.multi_head_attention_forward
-# (``autograder.multi_head_attention_forward.default``)
+# off in a stage written by hand, and the worker's mark of torch's Python-level multi-head attention
+# (``autograder.multi_head_attention_forward.default``, see recorder.mark_entry_points)
 FORBIDDEN_WORDS = fused.WORDS
 # pure tensor math the replay may run (ATen op packets; an in-place variant "name_" of one is allowed too)
 ALLOWED = frozenset(

@@ -77,9 +77,9 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
 
 What it does not cover:
 
-- ``F.multi_head_attention_forward`` (nn.MultiheadAttention's slow path) decomposes into ordinary ops; the
-  worker wraps it so that it leaves a marked node in a trace, which code reaching the original (the wrapper's
-  closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
+- ``F.multi_head_attention_forward`` (nn.MultiheadAttention's slow path) and the forward of torch.ao's
+  quantizable MultiheadAttention decompose into ordinary ops; the worker wraps them so that they leave a marked
+  node in a trace, which code reaching an original (a wrapper's closure) avoids; that, like copying torch's own Python code, is a plagiarism question, not a sandbox one.
 - CPU time and memory within the limits; timing side channels; kernel exploits (the children's seccomp filter,
   :mod:`autograder.runtime.seccomp`, refuses only starting programs, namespaces and holding memory no process
   maps); the GPU driver (``/dev/nvidia*`` is passed through when present, and the
