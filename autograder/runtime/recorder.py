@@ -310,13 +310,10 @@ def mark_entry_points() -> None:
     lib.impl("multi_head_attention_forward", _identity, "CompositeExplicitAutograd")
     mark = torch.ops.autograder.multi_head_attention_forward.default
     F.multi_head_attention_forward = _marked(F.multi_head_attention_forward, mark)
-    try:
-        from torch.ao.nn.quantizable import MultiheadAttention as Quantizable
-    except ImportError:  # not in every torch release
-        Quantizable = None
+    quantizable = getattr(getattr(torch.ao.nn, "quantizable", None), "MultiheadAttention", None)  # not in every release
     for method in ("forward", "_forward_impl"):
-        if Quantizable is not None and method in vars(Quantizable):
-            setattr(Quantizable, method, _marked(vars(Quantizable)[method], mark))
+        if quantizable is not None and method in vars(quantizable):
+            setattr(quantizable, method, _marked(vars(quantizable)[method], mark))
     _MARKS.append(lib)
 
 
