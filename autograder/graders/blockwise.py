@@ -79,6 +79,10 @@ CACHE_NOT_USED = (
     "new keys and values)"
 )
 UNPROJECTED = "the cache stores the unprojected inputs"
+CACHE_NOT_READ = (
+    "forward does not read the keys and values the cache holds (it projects earlier positions again, from inputs "
+    "kept elsewhere): attend over what cache.append returns"
+)
 RECOMPUTES = "recomputes the whole sequence every step"
 NO_OVERFLOW_CHECK = "no ValueError past max_len"
 RESET_KEEPS = "reset() does not empty the cache"

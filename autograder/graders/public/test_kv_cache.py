@@ -338,7 +338,10 @@ def test_chunks(student):
     )
 
 
-@check("the cache holds exactly the projected, head-split keys and values (B, nh, T, hs)", weight=2)
+@check(
+    "the cache holds exactly the projected, head-split keys and values (B, nh, T, hs), and the next step reads them",
+    weight=2,
+)
 def test_cache_contents(student):
     handle, w = module(student, wseed=350)
     cache = student.new("KVCache", L)
@@ -378,6 +381,18 @@ def test_cache_contents(student):
             f"append), compared with x's projected, head-split {name}",
         )
         expect_close(got.t[..., 5:, :], new, what=f"the appended {name} (the last position returned by append)")
+    # the next step attends over what the cache holds, the position the judge appended included: a forward that
+    # projects the earlier positions again (from inputs it kept) never sees that one
+    x_new = X[:, 5:6]
+    step = "then the step (x (2, 1, 4), cache=that cache, which holds 6 positions: x's 5 and the one appended)"
+    with explained(student, step):
+        got = handle(x_new, cast=F64, cache=cache)
+    expect_close(
+        got,
+        oracle.expected("kv_step_cached", x, k0, v0, x_new, w, NH),
+        what=step,
+        mistakes=oracle.mistakes("kv_step_cached", x, k0, v0, x_new, w, NH),
+    )
 
 
 def _holds_raw_inputs(student, x):
