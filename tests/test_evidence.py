@@ -269,6 +269,33 @@ def test_scores_written_into_a_buffer_made_beforehand_count_at_the_buffer_size()
     assert evidence.measure(made)["largest_joint"] == 4  # the (8, 4) copy of the keys alone does not count
 
 
+def test_peak_joint_counts_block_scores_kept_alive_together():
+    """peak_joint: the memory made from both queries and keys that is alive at one time. One pass over key blocks
+    (each block's scores dropped once used) keeps about one block's; scores kept for every block, to be read again,
+    are alive together; the output, alive to the end, counts too."""
+
+    def one_pass(q, k):
+        out = torch.zeros(q.shape[-2], dtype=q.dtype)
+        for j in range(0, k.shape[-2], 2):
+            out = out + (q @ k[j : j + 2].T).exp().sum(-1)  # a (T_q, 2) block, gone after this line
+        return out
+
+    def kept(q, k):
+        blocks = [q @ k[j : j + 2].T for j in range(0, k.shape[-2], 2)]  # every (T_q, 2) block alive at once
+        top = torch.stack([b.amax(-1) for b in blocks]).amax(0)
+        return sum((b - top[:, None]).exp().sum(-1) for b in blocks)
+
+    q, k = torch.randn(3, 4, dtype=torch.float64), torch.randn(16, 4, dtype=torch.float64)
+    peaks = {}
+    for name, fn in (("one_pass", one_pass), ("kept", kept)):
+        graph = evidence.parse(*_trace(fn, q, k))
+        assert torch.allclose(evidence.replay(graph, [q, k], sizes=[]), fn(q, k))
+        peaks[name] = graph.peak_joint
+    block = 3 * 2
+    assert peaks["one_pass"] <= 3 * block  # a block, its exp, the running output
+    assert peaks["kept"] >= 8 * block  # eight blocks of scores
+
+
 def test_an_op_made_of_ops_the_replay_does_not_run_is_refused():
     """fft_rfft is made of other ops (CompositeImplicitAutograd) but one of them, _fft_r2c, is not replayed."""
     data, blob = _trace(lambda x: torch.fft.rfft(x).abs(), Q)

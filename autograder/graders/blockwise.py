@@ -28,8 +28,8 @@ CAUSAL_NOT_SKIPPED = "blocks wholly in the future computed and masked instead of
 FULL_SCORES = "full T x T scores built"
 SOFTMAX_CALLED = "torch.softmax over the whole row (not block by block)"
 
-# ops that compute a whole softmax (or its normaliser) in one call
-SOFTMAX_OPS = ("softmax", "logsumexp")
+# ops that compute a whole softmax (or its normaliser) in one call (logcumsumexp's last column is a logsumexp)
+SOFTMAX_OPS = ("softmax", "logsumexp", "logcumsumexp")
 
 
 def record_of(reply: dict) -> dict:
@@ -50,7 +50,8 @@ def expect_largest(
     what is made from them; a copy of the keys or values does not)."""
     record = record_of(reply)
     largest = record.get("largest_joint" if scores_only else "largest")
-    # scratch memory made outside torch (a numpy array made a tensor) is a constant to the graph, and counts too
+    # scratch memory made outside torch (a numpy array made a tensor, written in the call) is a constant to the
+    # graph, and counts too; a table the call only reads (positions made at import) does not
     if not scores_only and isinstance(largest, int) and isinstance(record.get("largest_constant"), int):
         largest = max(largest, record["largest_constant"])
     if not isinstance(largest, int):
@@ -67,6 +68,26 @@ def expect_largest(
             "(..., T_q, T_k) matrix (nor a (T_q, T_k) mask)."
             + (f"\n  this looks like a known mistake: {mistake}" if mistake else ""),
             mistake,
+        )
+
+
+def expect_peak(reply: dict, limit: int, *, what: str, allowed: str) -> None:
+    """At most ``limit`` elements of memory holding values of both the queries and the keys (scores, weights,
+    accumulators, outputs) are alive at one time in the recorded call (:func:`autograder.sandbox.evidence.peak_joint`):
+    one pass with a running maximum keeps about two blocks of scores; keeping every key block's scores to read them
+    again (a second pass) keeps them all."""
+    peak = record_of(reply).get("peak_joint")
+    if not isinstance(peak, int):
+        fail(
+            f"{what}: the autograder could not measure the memory your code keeps (its computation could not be traced)"
+        )
+        return
+    if peak > limit:
+        fail(
+            f"{what} kept {peak} elements of scores and what is made from them alive at once; one pass over the key "
+            f"blocks needs at most {limit} ({allowed}). Do not keep each block's scores (in a list) to read them "
+            "again: update a running maximum, a running sum and the output accumulator with each block, then let "
+            "the block's scores go"
         )
 
 

@@ -163,6 +163,10 @@ class Graph:
         self.inputs, self.nodes, self.constants, self.output = inputs, nodes, constants, output
         # the nodes the output depends on, found by the first replay (:func:`live_nodes`); None before one
         self.live: frozenset[int] | None = None
+        # by the same replay (:func:`peak_joint`): the most elements of memory holding values of both the first two
+        # inputs that are alive at one time; and the elements of the largest live constant the call writes into
+        self.peak_joint: int | None = None
+        self.largest_scratch: int | None = None
 
     def calls(self) -> list[dict]:
         return [n for n in self.nodes if n["op"] == "call"]
@@ -330,6 +334,42 @@ def live_nodes(graph: Graph, memory: list, writes: dict) -> frozenset[int]:
     return frozenset(live)
 
 
+def peak_joint(graph: Graph, effects: "_Effects") -> int:
+    """The most elements of memory holding values of both of the call's first two inputs (an attention call's
+    queries and keys: scores, weights, what is made from them) alive at one time in the live part of a replay. A
+    storage is alive from the node that makes it to the last live node that uses it (an argument living in it, or
+    an in-place write to it), or to the end when the output lives in it; it counts from its first node on once it
+    holds such values. Scores kept for every key block (a list of them, read again at the end) count together,
+    where the largest single tensor is one block."""
+    live = graph.live or frozenset()
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for i in sorted(live):
+        for storage in effects.memory[i] & effects.joint:
+            first.setdefault(storage, i)
+            last[storage] = max(last.get(storage, i), i)
+        for j in _arguments(graph.nodes[i]):
+            for storage in effects.memory[j] & effects.joint:
+                last[storage] = max(last.get(storage, i), i)
+        for storage in effects.writes.get(i, ()):
+            if storage in effects.joint:
+                first.setdefault(storage, i)
+                last[storage] = max(last.get(storage, i), i)
+    end = len(graph.nodes)
+    for j in _refs(graph.output, []):
+        for storage in effects.memory[j] & effects.joint:
+            last[storage] = end
+    events = sorted(
+        [(first[s], effects.elements.get(s, 0)) for s in first]
+        + [(last[s] + 1, -effects.elements.get(s, 0)) for s in first]
+    )
+    peak = alive = 0
+    for _, delta in events:  # at one index, frees (negative) come before allocations
+        alive += delta
+        peak = max(peak, alive)
+    return peak
+
+
 def _resolve(target: str, kwargs: dict):
     """The judge's own op for a target name the replay runs (:func:`_runnable`), called with ``kwargs``; anything
     else raises :class:`Unverifiable`. Only a name of the form ``aten.<packet>.<overload>`` is looked up, and only
@@ -452,7 +492,7 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     bounded = _limit_holds()
     if not bounded and not shapes_checked:
         _meta_pass(graph, ops, inputs)
-    effects = None if sizes is None else _Effects([], {}, [])
+    effects = None if sizes is None else _Effects(memory=[], writes={}, elements={}, joint=set(), made=[])
     try:
         with _data_limit(MEMORY_BUDGET) if bounded else contextlib.nullcontext():
             out = _run(graph, ops, [x.clone() for x in inputs], "cpu", effects)
@@ -461,6 +501,12 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     if effects is not None and sizes is not None:
         if graph.live is None:
             graph.live = live_nodes(graph, effects.memory, effects.writes)
+            graph.peak_joint = peak_joint(graph, effects)
+            written = set().union(*effects.writes.values())
+            graph.largest_scratch = max(
+                (t.numel() for i, t in graph.constants.items() if i in graph.live and effects.memory[i] & written),
+                default=0,
+            )
         sizes += [(target, n, needs, memory) for i, target, n, needs, memory in effects.made if i in graph.live]
     return out
 
@@ -558,10 +604,13 @@ def _ops(graph: Graph, inputs: list) -> dict:
 
 
 class _Effects(NamedTuple):
-    """What each node of a replay did (:func:`_run`), read by :func:`live_nodes` and :func:`measure`."""
+    """What each node of a replay did (:func:`_run`), read by :func:`live_nodes`, :func:`peak_joint` and
+    :func:`measure`."""
 
     memory: list  # by node: the set of storages its result lives in
     writes: dict  # node -> the storages it changed in place (a tensor argument whose version counter moved)
+    elements: dict  # storage -> its size in elements
+    joint: set  # the storages that came to hold values depending on both of the first two inputs
     made: list  # (node, target, elements, inputs, memory) of every tensor each call returns; ``inputs``: the graph
     # inputs (by index) its value depends on, through arguments and through memory written in place; ``memory``:
     # the elements of the storage it lives in (a view, or an in-place write, of a larger buffer: the buffer's)
@@ -638,9 +687,13 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                     for t in results
                 )
             effects.memory.append({_storage(t) for t in results})
+            for t in results:
+                effects.elements[_storage(t)] = t.untyped_storage().nbytes() // max(t.element_size(), 1)
             changed = {_storage(t) for t, version in before if t._version != version}
             for storage in changed | effects.memory[-1]:
                 written_from[storage] = written_from.get(storage, frozenset()) | needs
+                if {0, 1} <= written_from[storage]:
+                    effects.joint.add(storage)
             if changed:
                 effects.writes[i] = changed
         if total > TOTAL_ELEMENT_LIMIT:
@@ -737,9 +790,10 @@ def verify(
     dtype ``dtype``. When the graph calls a forbidden op, ``n_ops`` is None and ``forbidden`` names those ops
     (the graph is not replayed, so nothing it says is believed); when the evidence does not hold, ``n_ops`` is
     None and ``forbidden`` holds ``"unverifiable: <reason>"``; when it holds, the record also has :func:`measure`'s ``largest``,
-    ``elements`` and ``ops`` for the call's input shapes, and ``largest_constant``, the elements of the largest
-    tensor the answer depends on that the call did not make with torch ops (module state, or memory made outside
-    torch, such as a numpy array: scratch space a bound on the call's own tensors would not see).
+    ``elements`` and ``ops`` for the call's input shapes, ``peak_joint`` (:func:`peak_joint`) and
+    ``largest_constant``, the elements of the largest tensor the answer depends on that the call did not make with
+    torch ops and writes into (memory made outside torch, such as a numpy array: scratch space a bound on the
+    call's own tensors would not see; a table the call only reads, a view of it, is not scratch).
 
     The graph must first give the learner's own answer on those inputs. Then it is replayed on fresh inputs of
     the same shapes:
@@ -796,9 +850,8 @@ def verify(
             "n_ops": count_ops(graph),
             "forbidden": [],
             **measure(sizes),
-            "largest_constant": max(
-                (t.numel() for i, t in graph.constants.items() if graph.live is None or i in graph.live), default=0
-            ),
+            "peak_joint": graph.peak_joint,
+            "largest_constant": graph.largest_scratch,
         }
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}

@@ -233,7 +233,8 @@ def test_stable(student):
 
 @check(
     "blockwise_attention never creates a tensor larger than (T_q, block_size) per batch and head "
-    "(T = 96, block_size = 32; and T_q = 16 or 1 < T_k = 96)",
+    "(T = 96, block_size = 32; and T_q = 16 or 1 < T_k = 96), nor keeps the scores of every key block at once "
+    "(T_k = 192, block_size = 8)",
     weight=2,
 )
 def test_memory(student):
@@ -258,6 +259,12 @@ def test_memory(student):
                 allowed=f"{heads} heads x T_q {T_q} x block_size {n}",
                 scores_only=scores_only,
             )
+    # 24 key blocks: one pass keeps about two blocks of scores alive (with the accumulators and the output, under
+    # 2.2 blocks' worth for every style graded so far); keeping every block's scores for a second pass keeps 24
+    q, k, v = qkv((2, 16, 4), 192, 4, 247)
+    what = f"blockwise_attention(q, k, v of shapes {shape_of(q, k, v)}, block_size=8)"
+    reply = attention_call(student, q, k, v, 8, False, what=what)
+    b.expect_peak(reply, 4 * 2 * 16 * 8, what=what, allowed="four blocks of (T_q 16, block_size 8) scores in 2 heads")
 
 
 @check("blockwise_attention(causal=True) skips the key blocks wholly in the future (about half the work)", weight=2)
