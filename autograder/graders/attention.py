@@ -15,6 +15,7 @@ import torch
 
 from autograder.checks import as_tensor, diagnose, error_line, expect_shape, fail, tolerance, uses_dot_T
 from autograder.graders.inputs import fixed
+from autograder.runtime.fused import TORCH_CODE_MARK
 from autograder.sandbox.values import Out
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
@@ -62,6 +63,7 @@ MASK_NOT_BUFFER = "mask not registered as a buffer"
 NOT_SLICED = "mask not sliced to T (use self.mask[:T, :T])"
 SDPA_CALLED = "calls scaled_dot_product_attention (must be written by hand)"
 MHA_CALLED = "calls nn.MultiheadAttention (must be written by hand)"
+TORCH_CODE_CALLED = "runs torch's own attention code (must be written by hand)"
 DROPOUT_OUTPUT = "dropout on the output (instead of the attention weights)"
 DROPOUT_UNUSED = "dropout not applied in training mode"
 # what a module whose out_proj lacks its bias (or has one switched by qkv_bias) is told
@@ -391,6 +393,9 @@ def forbidden_apis(reply: dict) -> tuple[list[str], str | None, list[str]]:
     for n in names:
         if n.startswith("unverifiable: "):
             unverified.append(n[len("unverifiable: ") :])
+        elif n == TORCH_CODE_MARK:
+            apis.add("torch's own Python attention code (a function of torch that computes attention)")
+            mistake = mistake or TORCH_CODE_CALLED
         elif "multi_head_attention" in n or "transformer_encoder" in n:
             apis.add("nn.MultiheadAttention / F.multi_head_attention_forward")
             mistake = MHA_CALLED

@@ -41,14 +41,15 @@ def kv_step(prefix, x_new, state, n_heads):
     return multi_head_attention(torch.cat([prefix, x_new], dim=-2), state, int(n_heads))[..., prefix.shape[-2] :, :]
 
 
-def kv_step_cached(x, k_extra, v_extra, x_new, state, n_heads):
-    """The output of a step with ``x_new`` when the cache holds the projected keys and values of ``x`` and then one
-    more position, ``k_extra`` and ``v_extra`` (B, nh, 1, hs), appended by the judge: every new position sees
-    every cached one (its causal offset is that of the cache's length) and the new positions before it."""
+def kv_step_cached(x, cached_state, k_extra, v_extra, x_new, state, n_heads):
+    """The output of a step with ``x_new`` by a module holding ``state``, when the cache holds the keys and values
+    of ``x`` projected with ``cached_state`` (another module's weights) and then one more position, ``k_extra`` and
+    ``v_extra`` (B, nh, 1, hs), appended by the judge: every new position sees every cached one (its causal offset
+    is that of the cache's length) and the new positions before it."""
     nh = int(n_heads)
     q, k_new, v_new = (split_heads(t, nh) for t in project_linear(x_new, state))
-    k = torch.cat([cached_keys(x, state, nh), k_extra, k_new], dim=-2)
-    v = torch.cat([cached_values(x, state, nh), v_extra, v_new], dim=-2)
+    k = torch.cat([cached_keys(x, cached_state, nh), k_extra, k_new], dim=-2)
+    v = torch.cat([cached_values(x, cached_state, nh), v_extra, v_new], dim=-2)
     T_new, T_total = q.shape[-2], k.shape[-2]
     visible = torch.ones(T_new, T_total, dtype=torch.bool).tril(T_total - T_new)
     scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(~visible, float("-inf"))
@@ -91,8 +92,8 @@ MISTAKES = {
         b.WRONG_CACHE_DIM: lambda a, c: torch.cat([a, c], dim=1),
         b.VALUES_NOT_CACHED: lambda a, c: c,
     },
-    # the judge's appended position unseen: the step projected the earlier positions again
-    "kv_step_cached": {b.CACHE_NOT_READ: lambda x, ke, ve, x_new, s, nh: kv_step(x, x_new, s, nh)},
+    # the step projected the earlier positions again, with its own weights, and never saw the judge's position
+    "kv_step_cached": {b.CACHE_NOT_READ: lambda x, cs, ke, ve, x_new, s, nh: kv_step(x, x_new, s, nh)},
     "kv_decode": distinct(
         kv_decode,
         {

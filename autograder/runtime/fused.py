@@ -32,6 +32,10 @@ MHA_MESSAGE = (
     "off in this stage"
 )
 MHA_EXIT_CODE = 87
+# the node a recorded graph gets when an op is dispatched from torch's own Python attention code, found by the code
+# on the stack (recorder._torch_attention_frames): a forbidden shortcut to the judge (its name holds "attention");
+# not an op, never replayed
+TORCH_CODE_MARK = "autograder.torch_attention_code"
 _exit = os._exit  # bound before any learner code runs
 
 

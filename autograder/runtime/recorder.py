@@ -3,6 +3,7 @@ PreDispatch key, sent back as plain data for the judge to check and replay (:mod
 
 from __future__ import annotations
 
+from . import fused
 from .torchrefs import capture_torch
 
 # Bound as module globals before any learner code exists: a learner who replaces builtins.isinstance (or
@@ -155,6 +156,45 @@ def capture_graph(fn, tensors: list, args: list, kwargs: dict, encode) -> dict:
 
 _TRACER: list = []  # (the recorder class, torch's context that turns its Python dispatcher on), made once
 
+# torch's Python code that computes attention with ordinary ops (relative to torch's package folder): whole files,
+# or (file, function)
+TORCH_ATTENTION_FILES = (
+    "_inductor/fx_passes/fuse_attention.py",  # the pattern functions the compiler matches SDPA with
+    "ao/nn/quantizable/modules/activation.py",  # torch.ao's quantizable MultiheadAttention
+    "_higher_order_ops/flex_attention.py",  # flex_attention's math implementation
+)
+TORCH_ATTENTION_FUNCTIONS = (
+    ("nn/functional.py", "multi_head_attention_forward"),
+    ("_decomp/decompositions.py", "scaled_dot_product_flash_attention_for_cpu"),
+)
+
+
+def _torch_attention_frames(torch):
+    """A function telling whether the op being dispatched was called, at any depth, from torch's own Python
+    attention code (by the code objects on the stack: a wrapper unwrapped, a private function or an alias all
+    run the same code). Code copied out of torch (its source executed again) is the learner's own: a plagiarism
+    question, not one the graph answers."""
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.abspath(torch.__file__))
+    files = frozenset(os.path.join(root, *f.split("/")) for f in TORCH_ATTENTION_FILES)
+    functions = frozenset((os.path.join(root, *f.split("/")), name) for f, name in TORCH_ATTENTION_FUNCTIONS)
+    getframe = sys._getframe
+
+    def found() -> bool:
+        frame = getframe(2)
+        depth = 0
+        while frame is not None and depth < 200:
+            code = frame.f_code
+            if code.co_filename in files or (code.co_filename, code.co_name) in functions:
+                return True
+            frame = frame.f_back
+            depth += 1
+        return False
+
+    return found
+
 
 def _make_tracer() -> None:
     """The recorder class. torch lets only its own tracing modes sit at the PreDispatch key (the slot of
@@ -185,6 +225,7 @@ def _make_tracer() -> None:
     OpOverload = torch._ops.OpOverload
     ref = weakref.ref
     plain_dispatch = torch._C._DisablePythonDispatcher
+    from_torch_attention = _torch_attention_frames(torch)
 
     class Recorder(ProxyTorchDispatchMode):
         @classmethod
@@ -206,11 +247,15 @@ def _make_tracer() -> None:
             self.encode = encode
             self.error: str | None = None
             self.n_constants = self.n_elements = 0
+            self.marked = False
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             if self.error is not None or func in skip:
                 return func(*args, **kwargs)
+            if not self.marked and from_torch_attention():  # torch's own attention code, however it was reached
+                self.marked = True
+                self.add({"op": "call", "target": fused.TORCH_CODE_MARK, "args": [], "kwargs": {}})
             try:  # the arguments are read before the op runs: an in-place op must not change a constant first
                 if func in literal:
                     record = self.arg(args[0])
@@ -329,6 +374,7 @@ def _marked(original, mark):
         mark(first if first is not None else torch.empty(0))
         return original(*args, **kwargs)
 
+    del marked.__wrapped__  # functools.wraps's link to the original: inspect.unwrap would hand it out
     return marked
 
 

@@ -381,17 +381,23 @@ def test_cache_contents(student):
             f"append), compared with x's projected, head-split {name}",
         )
         expect_close(got.t[..., 5:, :], new, what=f"the appended {name} (the last position returned by append)")
-    # the next step attends over what the cache holds, the position the judge appended included: a forward that
-    # projects the earlier positions again (from inputs it kept) never sees that one
+    # the next step attends over what the cache holds: the keys and values projected when they were appended, and
+    # the position the judge appended. It is taken by a second module with other weights, so a forward that
+    # projects the earlier positions again (from inputs it kept) gets other keys, and never sees the judge's one
     x_new = X[:, 5:6]
-    step = "then the step (x (2, 1, 4), cache=that cache, which holds 6 positions: x's 5 and the one appended)"
+    other, w2 = module(student, wseed=353)
+    step = (
+        "then a second CachedMultiHeadAttention (other weights) takes the step x (2, 1, 4) with that cache, which "
+        "holds 6 positions (x's 5, projected by the first module, and the one appended): it attends over them as "
+        "they are"
+    )
     with explained(student, step):
-        got = handle(x_new, cast=F64, cache=cache)
+        got = other(x_new, cast=F64, cache=cache)
     expect_close(
         got,
-        oracle.expected("kv_step_cached", x, k0, v0, x_new, w, NH),
+        oracle.expected("kv_step_cached", x, w, k0, v0, x_new, w2, NH),
         what=step,
-        mistakes=oracle.mistakes("kv_step_cached", x, k0, v0, x_new, w, NH),
+        mistakes=oracle.mistakes("kv_step_cached", x, w, k0, v0, x_new, w2, NH),
     )
 
 
@@ -409,6 +415,9 @@ def _holds_raw_inputs(student, x):
 
 # cached positions before the second measured step: more than the operations of any whole step (about 25)
 LONG_CACHE = 100
+# operations a step may add after 100 cached positions over one after 8: a buffer grown now and then (doubled, or
+# one more page) costs a new buffer and a copy of the old one on the step that grows it, about 8
+GROWTH = 10
 
 
 @check(
@@ -425,18 +434,19 @@ def test_step_cost(student):
         cache = student.new("KVCache", L)
         with explained(student, f"CachedMultiHeadAttention(...)(x (2, {T_c}, 4), cache=KVCache({L}))"):
             handle(x[:, :T_c], cast=F64, cache=cache)
-        # two consecutive steps, the cheaper one counted: a cache that grows its buffer now and then (doubling,
-        # pages) does a few more operations on the step that grows it, whatever the cached length
+        # two consecutive steps, the costlier one counted (work done on every other step only counts too); a
+        # cache that grows its buffer now and then (doubling, pages) does a few more operations on the step that
+        # grows it, which GROWTH allows
         counts = []
         for T_s in (T_c, T_c + 1):
             counts.append(_measured_step(student, handle, cache, w, x, T_s, L))
-        n_ops[T_c] = None if None in counts else min(counts)
-    if not isinstance(n_ops[8], int) or not isinstance(n_ops[LONG_CACHE], int) or n_ops[LONG_CACHE] > n_ops[8]:
+        n_ops[T_c] = None if None in counts else max(counts)
+    if not isinstance(n_ops[8], int) or not isinstance(n_ops[LONG_CACHE], int) or n_ops[LONG_CACHE] > n_ops[8] + GROWTH:
         fail(
             f"a decoding step ran {n_ops[8]} tensor operations after 8 cached positions and {n_ops[LONG_CACHE]} after "
-            f"{LONG_CACHE} (the cheaper of two steps each): its work must not grow with the cache. Append the new "
-            "keys and values with one torch.cat and compare the queries with all keys in one matrix product, not "
-            "position by position"
+            f"{LONG_CACHE} (the costlier of two steps each; {GROWTH} more are allowed for a buffer that grows): its "
+            "work must not grow with the cache. Append the new keys and values with one torch.cat and compare the "
+            "queries with all keys in one matrix product, not position by position"
         )
     if n_ops[LONG_CACHE] >= LONG_CACHE:
         # a count kept flat by extra operations: a loop over the cached positions runs at least one per position
