@@ -101,7 +101,13 @@ def test_a_wrong_bias_costs_one_check(graded, name):
 
 
 # Mistakes whose symptom looks like another known mistake, which must not be named for them.
-NOT_NAMED = [("kv_cache__len_is_batch", "no ValueError past max_len")]
+NOT_NAMED = [
+    ("kv_cache__len_is_batch", "no ValueError past max_len"),
+    # one key dropped where only the last query sees it gives the numbers of a diagonal block skipped
+    ("blockwise_attention__causal_stops_one_block_short", "last partial block dropped (T not divisible by block_size)"),
+    # an answer of NaN everywhere matches every variant that is NaN everywhere
+    ("blockwise_attention__causal_stops_one_block_short", "diagonal masked too (a step cannot see itself)"),
+]
 
 
 @pytest.mark.parametrize("name, other", NOT_NAMED, ids=[n for n, _ in NOT_NAMED])

@@ -167,6 +167,12 @@ def test_a_mistake_that_explains_the_answer_is_named():
         ("scores = queries @ keys.T", "mat1 and mat2 shapes cannot be multiplied (10x3 and 5x3)", m.X_T),
         ("queries = x @ self.W_query.T", "mat1 and mat2 shapes cannot be multiplied (6x3 and 2x3)", None),
         ("y = x @ self.out_proj.weight.T", "mat1 and mat2 shapes cannot be multiplied (6x3 and 2x3)", None),
+        # a -1e9 fill in a half-precision call: torch refuses the number, and the hint says why
+        (
+            "scores = scores.masked_fill(~mask, -1e9)",
+            "value cannot be converted to type c10::Half without overflow",
+            None,
+        ),
     ],
 )
 def test_an_error_is_explained_by_a_mistake_only_where_it_can_be_made(code, message, expected):
@@ -176,3 +182,12 @@ def test_an_error_is_explained_by_a_mistake_only_where_it_can_be_made(code, mess
     assert hint is not None
     if "view size" in message:
         assert "not contiguous" in hint  # true of an input that arrives non-contiguous, no transpose needed
+    if "Half" in message:
+        assert "float('-inf')" in hint
+
+
+def test_the_graders_know_the_recorders_mark_of_torch_attention_code():
+    from autograder.runtime import fused
+
+    assert m.TORCH_CODE_MARK == fused.TORCH_CODE_MARK
+    assert any(word in fused.TORCH_CODE_MARK for word in fused.WORDS)  # a forbidden op to the judge

@@ -15,7 +15,6 @@ import torch
 
 from autograder.checks import as_tensor, diagnose, error_line, expect_shape, fail, tolerance, uses_dot_T
 from autograder.graders.inputs import fixed
-from autograder.runtime.fused import TORCH_CODE_MARK
 from autograder.sandbox.values import Out
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, learner_error
 
@@ -64,6 +63,9 @@ NOT_SLICED = "mask not sliced to T (use self.mask[:T, :T])"
 SDPA_CALLED = "calls scaled_dot_product_attention (must be written by hand)"
 MHA_CALLED = "calls nn.MultiheadAttention (must be written by hand)"
 TORCH_CODE_CALLED = "runs torch's own attention code (must be written by hand)"
+# the node the recorder adds where torch's own attention code ran (runtime.fused.TORCH_CODE_MARK; graders do not
+# import the sandbox's runtime, and tests/test_labels.py checks that the two names agree)
+TORCH_CODE_MARK = "autograder.torch_attention_code"
 DROPOUT_OUTPUT = "dropout on the output (instead of the attention weights)"
 DROPOUT_UNUSED = "dropout not applied in training mode"
 # what a module whose out_proj lacks its bias (or has one switched by qkv_bias) is told
@@ -121,6 +123,12 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
         return (
             "the shapes do not line up: write the shape of every tensor next to each line, e.g. "
             "(B, T, d_in) @ (d_in, d_out) -> (B, T, d_out)",
+            None,
+        )
+    if "without overflow" in message and ("Half" in message or "BFloat16" in message):
+        return (
+            "a number too large for half precision (float16 holds at most 65504, so a fill of -1e9 overflows): fill "
+            "with float('-inf'), which every float dtype holds, or with torch.finfo(scores.dtype).min",
             None,
         )
     if DTYPE_CLASH.search(message):

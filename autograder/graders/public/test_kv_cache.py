@@ -432,7 +432,11 @@ def test_step_cost(student):
     n_ops: dict = {}
     for T_c in (8, LONG_CACHE):
         cache = student.new("KVCache", L)
-        with explained(student, f"CachedMultiHeadAttention(...)(x (2, {T_c}, 4), cache=KVCache({L}))"):
+        prompt = (
+            f"CachedMultiHeadAttention({D_IN}, {D_OUT}, n_heads={NH}, context_length={L})(x (2, {T_c}, 4), "
+            f"cache=KVCache({L}))"
+        )
+        with explained(student, prompt):
             handle(x[:, :T_c], cast=F64, cache=cache)
         # two consecutive steps, the costlier one counted (work done on every other step only counts too); a
         # cache that grows its buffer now and then (doubling, pages) does a few more operations on the step that
@@ -507,7 +511,7 @@ def _measured_step(student, handle, cache, w, x, T_c: int, L: int):
 def test_reset(student):
     handle, w = module(student, wseed=370)
     cache = student.new("KVCache", L)
-    what = "forward(x (2, 5, 4), cache), cache.reset(), then forward(x[:, :3], cache)"
+    what = "forward(x[:, :5], cache), cache.reset(), then forward(x[:, 5:8], cache)"
     with explained(student, what):
         handle(X[:, :5], cast=F64, cache=cache)
         cache.method("reset")
@@ -515,7 +519,7 @@ def test_reset(student):
     expect_close(
         got,
         oracle.expected("multi_head_attention", X[:, 5:8], w, NH),
-        what=what.replace("x[:, :3]", "x[:, 5:8]") + ": after reset() the new sequence starts at position 0",
+        what=what + ": after reset() the new sequence starts at position 0",
         mistakes=oracle.mistakes("multi_head_attention", X[:, 5:8], w, NH),
     )
 
