@@ -364,11 +364,11 @@ def mark_entry_points() -> None:
 
 def _marked(original, mark):
     """``original`` that first dispatches ``mark`` on its first tensor argument (or an empty tensor)."""
-    import functools
+    from functools import wraps
 
     import torch
 
-    @functools.wraps(original)
+    @wraps(original)
     def marked(*args, **kwargs):
         first = next((a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)), None)
         mark(first if first is not None else torch.empty(0))
