@@ -681,14 +681,12 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
             else:
                 needs = frozenset()
             depends.append(needs)
-            if op == "call":
-                effects.made.extend(
-                    (i, node["target"], t.numel(), needs, t.untyped_storage().nbytes() // max(t.element_size(), 1))
-                    for t in results
-                )
+            for t in results:  # every storage's size (an input's too: it may be written in place)
+                storage_elements = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+                effects.elements[_storage(t)] = storage_elements
+                if op == "call":
+                    effects.made.append((i, node["target"], t.numel(), needs, storage_elements))
             effects.memory.append({_storage(t) for t in results})
-            for t in results:
-                effects.elements[_storage(t)] = t.untyped_storage().nbytes() // max(t.element_size(), 1)
             changed = {_storage(t) for t, version in before if t._version != version}
             for storage in changed | effects.memory[-1]:
                 written_from[storage] = written_from.get(storage, frozenset()) | needs
