@@ -250,7 +250,7 @@ PROBES = FORK_LOOP + textwrap.dedent("""
         libc, (add_key, _) = _keyctl()
         serial = libc.syscall(ctypes.c_long(add_key), b"user", b"note", b"left by student A", ctypes.c_long(17),
                               ctypes.c_long(-4))
-        return serial > 0
+        return True if serial > 0 else ctypes.get_errno()  # stored, or why not
 
     def _persistent_keyring(libc, keyctl):
         import ctypes
@@ -263,7 +263,7 @@ PROBES = FORK_LOOP + textwrap.dedent("""
         libc, (add_key, keyctl) = _keyctl()
         ring = _persistent_keyring(libc, keyctl)
         if ring <= 0:
-            return None  # this kernel has no persistent keyrings
+            return ctypes.get_errno()  # refused (EPERM), or this kernel has no persistent keyrings (EOPNOTSUPP)
         serial = libc.syscall(ctypes.c_long(add_key), b"user", b"kept", b"left by student A", ctypes.c_long(17),
                               ctypes.c_long(ring))
         return serial > 0
@@ -466,9 +466,18 @@ def test_nothing_one_child_leaves_reaches_the_next(bwrap_sb):
     assert _call(bwrap_sb, "find_file", 0)[:2] == [False, None]
 
 
+def _keyrings_refused(sb) -> bool:
+    return {"add_key", "keyctl"} <= set(sb.info["seccomp_refuses"])
+
+
 def test_a_key_one_child_stores_in_its_user_keyring_is_gone_for_the_next(bwrap_sb):
+    """Where the seccomp filter refuses the keyring calls, no child can store a key; without it, each child of a uid
+    of its own starts with that uid's keyrings emptied."""
     if os.uname().machine not in ("x86_64", "aarch64"):
         pytest.skip("keyctl's syscall number is known here for x86_64 and aarch64 only")
+    if _keyrings_refused(bwrap_sb):
+        assert _call(bwrap_sb, "leave_key", 0) == errno.EPERM
+        return
     if bwrap_sb.uid is None:
         pytest.skip("the children have no uid of their own (not root): their user keyring is the judge's")
     assert _call(bwrap_sb, "leave_key", 0) is True
@@ -479,13 +488,48 @@ def test_a_key_one_child_stores_in_its_persistent_keyring_is_gone_for_the_next(b
     """The persistent keyring of a uid outlives its processes for days (persistent_keyring_expiry)."""
     if os.uname().machine not in ("x86_64", "aarch64"):
         pytest.skip("keyctl's syscall number is known here for x86_64 and aarch64 only")
+    if _keyrings_refused(bwrap_sb):
+        assert _call(bwrap_sb, "leave_persistent_key", 0) == errno.EPERM
+        return
     if bwrap_sb.uid is None:
         pytest.skip("the children have no uid of their own (not root): their keyrings are the judge's")
     left = _call(bwrap_sb, "leave_persistent_key", 0)
-    if left is None:
+    if left == errno.EOPNOTSUPP:
         pytest.skip("this kernel has no persistent keyrings")
     assert left is True
     assert _call(bwrap_sb, "find_persistent_key", 0) is False
+
+
+def _keys_of(uid: int) -> int:
+    """How many keys the kernel holds for ``uid`` (/proc/key-users: ``uid: usage nkeys/nikeys ...``)."""
+    for line in Path("/proc/key-users").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if int(name) == uid:
+            return int(rest.split()[1].split("/")[0])
+    return 0
+
+
+def test_a_child_leaves_no_key_of_its_uid_in_the_kernel():
+    """As root, each sandbox's children run under a uid of their own; grading must not leave the kernel keys of
+    that uid (a persistent keyring is kept for three days, a user keyring until reboot, and every key ending later
+    costs the kernel's key collector a walk over them all). The sandbox is given a slot whose uid holds no key."""
+    if os.geteuid() != 0 or not Path("/proc/key-users").exists():
+        pytest.skip("needs root (a uid of the children's own) and /proc/key-users")
+    from autograder.sandbox.host import UID_BASE
+
+    slot = next(s for s in range(3999, 1000, -1) if _keys_of(UID_BASE + s) == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = Sandbox(Limits(call_timeout=5, memory_mb=384, cpu_s=20, max_restarts=1), slot=slot).start()
+    try:
+        if box.uid is None:
+            pytest.skip("this sandbox gives its children no uid of their own")
+        assert _call(box, "inside", 0)["uid"] == box.uid == UID_BASE + slot
+        if _keyrings_refused(box):
+            assert _call(box, "leave_key", 0) == errno.EPERM
+        assert _keys_of(box.uid) == 0
+    finally:
+        box.close()
 
 
 def test_a_tree_deeper_than_any_recursion_is_wiped_and_the_zygote_lives_on(bwrap_sb):
@@ -919,6 +963,12 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
         out["msgget"] = "allowed" if libc.msgget(KEY + 2, 0o1666) >= 0 else ctypes.get_errno()
         out["semget"] = "allowed" if libc.semget(KEY + 3, 1, 0o1666) >= 0 else ctypes.get_errno()
         out["unshare"] = "allowed" if libc.unshare(0x10000000) == 0 else ctypes.get_errno()  # CLONE_NEWUSER
+        add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+        libc.syscall.restype = ctypes.c_long
+        made = libc.syscall(ctypes.c_long(add_key), b"user", b"probe", b"x", ctypes.c_long(1), ctypes.c_long(-3))
+        out["add_key"] = "allowed" if made > 0 else ctypes.get_errno()
+        # KEYCTL_GET_KEYRING_ID of the session keyring: answered for any process that may call keyctl
+        out["keyctl"] = "allowed" if libc.syscall(ctypes.c_long(keyctl), 0, -3, 0) > 0 else ctypes.get_errno()
         import threading
         ran = []
         thread = threading.Thread(target=ran.append, args=(1,))  # clone3 refused: the C library falls back to clone
@@ -1047,8 +1097,9 @@ def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
     """The children's seccomp filter: starting a program (a fresh interpreter would not have the stage's guards),
     a memfd, SysV shared memory, message queues and semaphores, a socket pair and a pipe (memory no process maps,
     which no memory budget sees: the buffers of the socket pairs one process may open held 46 MB, the message
-    queues of one IPC namespace 500 MB) and a user namespace of its own (root over new mount and IPC namespaces: a
-    tmpfs of any size) are refused with EPERM; a fork and a thread are not. The control: a memfd, a socket pair, a
+    queues of one IPC namespace 500 MB), a user namespace of its own (root over new mount and IPC namespaces: a
+    tmpfs of any size) and kernel keyrings (keys outlive the child) are refused with EPERM; a fork and a thread are
+    not. The control: a memfd, a socket pair, a
     pipe and a program in the judge's own process."""
     if not sb.info["seccomp_refuses"]:
         pytest.skip("no seccomp filter here (reported loudly in the sandbox's isolation)")
@@ -1073,6 +1124,8 @@ def test_learner_code_can_start_no_program_and_hold_no_unmapped_memory(sb):
         "msgget": errno.EPERM,
         "semget": errno.EPERM,
         "unshare": errno.EPERM,
+        "add_key": errno.EPERM,
+        "keyctl": errno.EPERM,
         "thread": True,
         "socketpair": driver,
         "pipe": driver,

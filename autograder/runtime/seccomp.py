@@ -18,6 +18,11 @@ promises fail with EPERM, in the child and in everything it starts (a filter is 
   per nested namespace); ``clone3``, whose flags a filter cannot read, fails with ENOSYS (the C library then starts
   threads and processes with ``clone``, whose flags it can).
 - ``io_uring_setup``: io_uring's operations are not system calls, so no filter would see them.
+- ``add_key``, ``request_key``, ``keyctl``: kernel keyrings are not files. A key one child stores in its uid's user
+  or persistent keyring outlives it (a persistent keyring for days) for the next child of its slot to read, and a
+  key is kernel memory of no process. Refused, no child can store or read one, and the keyrings need no reset per
+  child (a reset that, as root, itself made each slot's uid a persistent keyring the kernel keeps for three days
+  and a user keyring it keeps until reboot).
 
 Where torch is built for an accelerator, ``memfd_create`` and the socket and pipe calls stay allowed (the CUDA driver
 needs a memfd to initialise; the others are not refused where a driver's use of them has not been tried): the sandbox
@@ -53,6 +58,9 @@ _ARCH = {
             "unshare": 272,
             "setns": 308,
             "io_uring_setup": 425,
+            "add_key": 248,
+            "request_key": 249,
+            "keyctl": 250,
         },
     ),
     "aarch64": (
@@ -71,6 +79,9 @@ _ARCH = {
             "unshare": 97,
             "setns": 268,
             "io_uring_setup": 425,
+            "add_key": 217,
+            "request_key": 218,
+            "keyctl": 219,
         },
     ),
 }

@@ -267,27 +267,39 @@ def _drop_privileges(uid: int | None) -> None:
 _KEYCTL = {"x86_64": 250, "aarch64": 219}  # keyctl(2)'s syscall number (glibc has no wrapper)
 
 
-def _fresh_keyrings(own_uid: bool) -> None:
-    """Kernel keyrings are not files: what one child stores there (add_key) outlives it. A new, empty session
-    keyring for this child; with a uid of the children's own (``own_uid``), also every keyring of that uid that
-    outlives a process emptied (its user and user-session keyrings, and its persistent keyring, kept by the
-    kernel for days), which the previous child of this slot may have filled (never the judge's own: without a
-    uid of the children's, they are left alone). Best effort where keyctl is unavailable (it then fails for the
-    learner too) or a kernel has no persistent keyrings."""
+def _keyctl(*args: int) -> int:
+    """keyctl(2) with ``args`` (glibc has no wrapper); -1 where its number is not known here."""
     import ctypes
 
     nr = _KEYCTL.get(os.uname().machine)
     if nr is None:
-        return
+        return -1
     syscall = _libc().syscall
     syscall.restype = ctypes.c_long
-    syscall(ctypes.c_long(nr), ctypes.c_long(1), ctypes.c_long(0))  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+    return syscall(ctypes.c_long(nr), *(ctypes.c_long(a) for a in args))
+
+
+def _join_new_session_keyring() -> None:
+    """A new, empty, anonymous session keyring for this process (KEYCTL_JOIN_SESSION_KEYRING): the zygote's, which
+    every child inherits, so that no child possesses the judge's session keyring."""
+    _keyctl(1, 0)
+
+
+def _fresh_keyrings(own_uid: bool) -> None:
+    """Where no seccomp filter refuses the keyring calls (it does wherever there is one): kernel keyrings are not
+    files, and what one child stores there (add_key) outlives it. A new, empty session keyring for this child;
+    with a uid of the children's own (``own_uid``), also every keyring of that uid that outlives a process emptied
+    (its user and user-session keyrings, and its persistent keyring, kept by the kernel for days), which the
+    previous child of this slot may have filled (never the judge's own: without a uid of the children's, they are
+    left alone). Best effort where keyctl is unavailable (it then fails for the learner too) or a kernel has no
+    persistent keyrings."""
+    _join_new_session_keyring()
     if own_uid:
         # KEYCTL_GET_PERSISTENT(own uid), linked into the new session keyring so that this process may clear it
-        persistent = syscall(ctypes.c_long(nr), ctypes.c_long(22), ctypes.c_long(-1), ctypes.c_long(-3))
+        persistent = _keyctl(22, -1, -3)
         rings = (-4, -5) + ((persistent,) if persistent > 0 else ())  # KEY_SPEC_USER(_SESSION)_KEYRING
         for ring in rings:
-            syscall(ctypes.c_long(nr), ctypes.c_long(7), ctypes.c_long(ring))  # KEYCTL_CLEAR
+            _keyctl(7, ring)  # KEYCTL_CLEAR
 
 
 def _clear_capabilities() -> None:
@@ -324,7 +336,8 @@ def _child(rpc: socket.socket, req: dict, workdir: str, uid: int | None, ipc: bo
         if ipc and not _own_ipc_namespace():
             raise PermissionError("no IPC namespace of its own")
         _drop_privileges(uid)
-        _fresh_keyrings(own_uid=uid is not None)
+        if sandbox_filter is None:  # with the filter, no keyring call can be made: nothing to reset
+            _fresh_keyrings(own_uid=uid is not None)
         _set_dumpable(True)  # (changing uid reset it) the child's /proc files are its own again
         if sandbox_filter is not None:
             seccomp.install(sandbox_filter, _libc())
@@ -747,6 +760,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     sandbox_filter = seccomp.program(accelerator)
     if sandbox_filter is None or not _holds_in_a_fork(lambda: _refused_a_program(sandbox_filter)):
         sandbox_filter = None
+    _join_new_session_keyring()
     gc.collect()
     gc.freeze()  # the warm heap is never traversed by a child's collections: fewer copy-on-write faults
     gc.enable()
