@@ -34,6 +34,9 @@ def attend(
     after=False,
     bottom_right=False,
     use_mask=True,
+    diagonal=0,
+    upper=False,
+    softmax_dim=-1,
 ):
     """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
     hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
@@ -41,7 +44,8 @@ def attend(
     scores = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if scale is None else scale)
     in_time = torch.ones(T_q, T_k, dtype=torch.bool)  # the causal part
     if causal:
-        in_time = in_time.tril(T_k - T_q if bottom_right else 0)
+        offset = (T_k - T_q if bottom_right else 0) + diagonal
+        in_time = in_time.triu(offset) if upper else in_time.tril(offset)
     real = torch.ones(T_q, T_k, dtype=torch.bool)  # the padding part
     if mask is not None and use_mask:
         m = ~mask if invert else mask
@@ -58,11 +62,11 @@ def attend(
     scores = scores.masked_fill(~visible, float("-inf"))
     has_key = visible.any(-1, keepdim=True)
     if no_key == "zeros":
-        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=-1).masked_fill(~has_key, 0.0)
+        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=softmax_dim).masked_fill(~has_key, 0.0)
     elif no_key == "uniform":
-        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=-1)
+        weights = torch.softmax(scores.masked_fill(~has_key, 0.0), dim=softmax_dim)
     else:  # "nan": a row of -inf straight into the softmax
-        weights = torch.softmax(scores, dim=-1)
+        weights = torch.softmax(scores, dim=softmax_dim)
     if after:
         weights = weights.masked_fill(~real, 0.0)
     return weights @ v
@@ -126,6 +130,10 @@ def _attention_variants() -> dict:
         p.PAD_ZERO_NOT_INF: run(fill=0.0),
         p.CAUSAL_BOTTOM_RIGHT: run(bottom_right=True),
         p.CAUSAL_IGNORED: lambda q, k, v, mask=None, causal=False: attend(q, k, v, mask, False),
+        a.OFF_BY_ONE_HIDDEN: run(diagonal=-1),
+        a.OFF_BY_ONE_VISIBLE: run(diagonal=1),
+        a.UPPER_TRIANGLE: run(upper=True),
+        a.SOFTMAX_DIM: run(softmax_dim=-2),
         a.MISSING_SCALE: run(scale=1.0),
         a.SCALE_HS_V: lambda q, k, v, mask=None, causal=False: attend(
             q, k, v, mask, bool(causal), scale=math.sqrt(v.shape[-1])
@@ -153,6 +161,7 @@ def _cross_variants() -> dict:
         p.PAD_ON_QUERIES: run(on_queries=True),
         p.PAD_AFTER_SOFTMAX: run(after=True),
         a.MISSING_OUT_PROJ: run(out_proj=False),
+        a.SOFTMAX_DIM: run(softmax_dim=-2),
         a.SCALE_D_OUT: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(d_out(s))),
         # where d_kv equals d_out or the head size, the numbers are those of that scale (then none is named)
         p.SCALE_D_KV: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(c.shape[-1])),

@@ -4,7 +4,7 @@ Rescales the running denominator when the maximum grows, but adds each block's p
 holds terms computed against the old maximum.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            acc = acc * rescale + p @ v_blk\n',

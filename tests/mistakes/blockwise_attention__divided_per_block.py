@@ -4,7 +4,7 @@ Divides each block's contribution by the denominator known so far instead of div
 after the last block.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            acc = acc * rescale + p @ v_blk\n',

@@ -4,7 +4,7 @@ Computes the whole score matrix at once and only then walks over it in blocks: t
 T x T matrix the stage exists to avoid is built.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    outputs = []\n    for q0 in range(0, T_q, block_size):\n        q_blk = q[..., q0:q0 + block_size, :] * scale  # (..., bq, hs)\n',

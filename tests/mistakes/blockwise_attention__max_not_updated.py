@@ -4,7 +4,7 @@ Keeps the first block's maximum for the whole pass: exact in theory, but exp() o
 holds a much larger score.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))\n',

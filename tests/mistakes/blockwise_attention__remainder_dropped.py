@@ -3,7 +3,7 @@
 Counts the blocks with T // block_size, so the positions of a last, shorter block are never visited.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    for q0 in range(0, T_q, block_size):\n',

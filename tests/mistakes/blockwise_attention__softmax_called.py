@@ -3,7 +3,7 @@
 online_softmax hands the whole row to torch.softmax: right values, but nothing is read block by block.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    N = x.shape[-1]\n    m = x.new_full(',

@@ -4,7 +4,7 @@ Fills the future with -1e9 instead of -inf: the same weights in float32 and floa
 float16 (its largest magnitude is 65504), so a float16 call fails.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    scores = scores.masked_fill(~visible, float("-inf"))\n',

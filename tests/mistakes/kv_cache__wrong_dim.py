@@ -3,7 +3,7 @@
 Concatenates the new keys and values along dim 1, the heads, instead of time.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            self.keys = torch.cat([self.keys, k_new], dim=-2)  # time is dim -2\n            self.values = torch.cat([self.values, v_new], dim=-2)\n',

@@ -4,7 +4,7 @@ Folds the leading dims with ``x.view(-1, T, C)``: fine for a contiguous input, a
 whose leading dims cannot be merged without a copy (``reshape`` copies when it must).
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         "    seqs = x.reshape(-1, T, C)  # (B, T, C): any leading dims folded into one batch dim\n",

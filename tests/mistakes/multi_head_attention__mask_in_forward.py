@@ -4,7 +4,7 @@ Builds the causal mask in forward and has no nn.Dropout: the outputs are right (
 lacks the mask buffer and the dropout the docstring asks for.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        self.dropout = nn.Dropout(dropout)\n'

@@ -5,7 +5,7 @@ zeros after the softmax (``nan_to_num``): the outputs are right, but the softmax
 the addition into the scores' gradient, so every weight's gradient of the batch is NaN.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            scores = scores.masked_fill(~visible, float("-inf")).masked_fill(~has_key, 0.0)\n'

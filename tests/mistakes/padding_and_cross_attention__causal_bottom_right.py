@@ -3,7 +3,7 @@
 Shifts the causal diagonal by T_k - T_q, the convention of some decoding kernels, instead of aligning it top-left.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        visible = visible.tril()  # top-left: query t sees keys 0..t\n',

@@ -4,7 +4,7 @@ Hides the keys where the mask is True, as nn.MultiheadAttention's key_padding_ma
 to and the real tokens are hidden.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        visible = visible & keys  # (B, T_q, T_k)\n',

@@ -3,7 +3,7 @@
 Self-attention habits: the keys and values are computed from x, so the context is never read.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        k = self.W_key(context).view(B, T_k, nh, hs).transpose(1, 2)  # (B, nh, T_k, hs)\n'

@@ -4,7 +4,7 @@ Hides keys with -1e9 instead of -inf: no NaN, but a query whose keys are all hid
 them.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    scores = scores.masked_fill(~visible, float("-inf"))\n'

@@ -3,7 +3,7 @@
 Positions are counted from 0, so a sequence of length n holds positions 0..n-1; `<=` adds the first padding.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    return positions[None, :] < lengths[:, None]  # (1, T) < (B, 1) -> (B, T)\n',

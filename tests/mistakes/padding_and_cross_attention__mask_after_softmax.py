@@ -4,7 +4,7 @@ masked_attention applies the causal mask before the softmax but zeroes the padde
 padding still takes its share of every row's normalisation.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '        visible = visible & keys  # (B, T_q, T_k)\n',

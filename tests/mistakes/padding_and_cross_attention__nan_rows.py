@@ -3,7 +3,7 @@
 Masks with -inf and calls softmax, with no special case for a query whose keys are all hidden.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '    scores = scores.masked_fill(~has_key, 0.0)  # a row of -inf would give NaN (0 / 0) in the softmax\n'

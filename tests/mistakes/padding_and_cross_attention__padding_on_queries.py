@@ -4,7 +4,7 @@ CrossAttention reshapes the mask to (B, 1, T, 1), hiding the rows of padded quer
 reads the padded keys.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         '            visible = key_padding_mask.reshape(B, 1, 1, T_k)  # the same keys hidden in every head\n',

@@ -4,7 +4,7 @@ Adds the input to the output ("a residual") whenever the sizes allow it, d_in ==
 shape, wrong for square projections.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         "        return weights @ values  # (B, T, d_out)\n",

@@ -4,7 +4,7 @@ Copies the notebooks' ``torch.manual_seed(123)`` into ``SelfAttentionParams.__in
 comes out right, but every module gets the same weights whatever seed its caller chose.
 """
 
-# This wrong file is the stage's solution with the edits below (old -> new); see autograder/catalogue.py.
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
 EDITS = [
     (
         "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))\n",

@@ -1,0 +1,12 @@
+"""MISTAKE: softmax over the wrong dim (columns sum to 1, not rows)
+
+masked_attention normalises over the queries (dim=-2) instead of the keys.
+"""
+
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
+EDITS = [
+    (
+        '    weights = torch.softmax(scores, dim=-1).masked_fill(~has_key, 0.0)  # (B, T_q, T_k)\n',
+        '    weights = torch.softmax(scores, dim=-2).masked_fill(~has_key, 0.0)  # (B, T_q, T_k)\n',
+    ),
+]
