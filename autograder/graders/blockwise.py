@@ -17,6 +17,10 @@ from autograder.checks import fail
 
 SUM_NOT_RESCALED = "running sum not rescaled when the maximum grows"
 ACC_NOT_RESCALED = "accumulator not rescaled when the maximum grows"
+# exp(m - m_new) taken after m was updated is 1: nothing is rescaled
+NOT_RESCALED = (
+    "running sum and accumulator not rescaled when the maximum grows (exp(m - m_new) taken after m = m_new is 1)"
+)
 MAX_NOT_UPDATED = "running maximum not updated (exp overflows)"
 NORMALISED_PER_BLOCK = "each block normalised on its own (softmax per block)"
 DIVIDED_PER_BLOCK = "divided per block instead of once at the end"

@@ -60,6 +60,7 @@ def _blockwise(
     causal=False,
     *,
     rescale=True,
+    rescale_sum=True,
     update_max=True,
     divide_per_block=False,
     local_mask=False,
@@ -86,7 +87,7 @@ def _blockwise(
             m_new = torch.maximum(m, scores.amax(-1, keepdim=True)) if update_max or k0 == 0 else m
             alpha = torch.exp(m - m_new)
             p = torch.exp(scores - m_new)
-            denom = denom * alpha + p.sum(-1, keepdim=True)
+            denom = (denom * alpha if rescale_sum else denom) + p.sum(-1, keepdim=True)
             if divide_per_block:
                 acc = acc * alpha + p @ v[..., k0:k1, :] / denom
             else:
@@ -125,6 +126,7 @@ MISTAKES = {
         blockwise_attention,
         {
             b.ACC_NOT_RESCALED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, rescale=False),
+            b.NOT_RESCALED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, rescale=False, rescale_sum=False),
             b.DIVIDED_PER_BLOCK: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, divide_per_block=True),
             b.MAX_NOT_UPDATED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, update_max=False),
             b.LOCAL_CAUSAL_OFFSET: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, local_mask=True),
@@ -135,6 +137,7 @@ MISTAKES = {
             # diagonal hidden (where two give the same numbers, as at T_k == hs, none is named)
             a.MISSING_SCALE: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=1.0),
             a.SCALE_T: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=math.sqrt(k.shape[-2])),
+            a.SCALE_HS_V: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=math.sqrt(v.shape[-1])),
             a.OFF_BY_ONE_HIDDEN: _diagonal_hidden,
         },
     ),
