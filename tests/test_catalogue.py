@@ -215,6 +215,8 @@ SAYS = [
         "expected an output of shape (2, 8, 3)",
     ),
     ("causal_attention__softmax_dtype_float32", "CausalSelfAttention: values with", "two tensors of different dtypes"),
+    ("kv_cache__cat_along_batch", "a prompt of 3 tokens", "torch.cat joins tensors along the dim it is given"),
+    ("kv_cache__cat_along_batch", "KVCache: append returns every key", "expected shape (2, 2, 4, 3), got (4, 2, 2, 3)"),
 ]
 
 

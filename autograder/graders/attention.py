@@ -119,6 +119,12 @@ def _explain_error(error: dict, source: str = "") -> tuple[str | None, str | Non
             "corner self.mask[:T, :T] with T = x.shape[1]",
             NOT_SLICED,
         )
+    if "Sizes of tensors must match except in dimension" in message:
+        return (
+            "torch.cat joins tensors along the dim it is given, and every other dim must agree: check that it joins "
+            "along the dim that grows (time: dim -2 of keys and values split into heads, (B, nh, T, hs))",
+            None,
+        )
     if "must match the size of tensor" in message or "cannot be multiplied" in message:
         return (
             "the shapes do not line up: write the shape of every tensor next to each line, e.g. "
