@@ -57,10 +57,12 @@ def kv_step_cached(x, cached_state, k_extra, v_extra, x_new, state, n_heads):
     return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias"))
 
 
-def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
-    """Chunked decoding written out, with the mask offset or the cache switched off. Without the cache a step's
-    keys are its own positions, numbered 0..T_new - 1 by the mask (its columns), while the rows are the new
-    tokens' positions: every new token sees every other one (the catalogue's kv_cache__cache_not_used)."""
+def _decode(x, chunks, state, n_heads, *, offset=True, cached=True, late=False):
+    """Chunked decoding written out, with the mask offset or the cache switched off, or the offset read after the
+    append (``late``: rows T_cached + T_new.., past the mask's last row where the learner's slice would come up
+    short). Without the cache a step's keys are its own positions, numbered 0..T_new - 1 by the mask (its columns),
+    while the rows are the new tokens' positions: every new token sees every other one (the catalogue's
+    kv_cache__cache_not_used)."""
     nh = int(n_heads)
     q, k, v = (split_heads(t, nh) for t in project_linear(x, state))
     outs, start = [], 0
@@ -68,7 +70,7 @@ def _decode(x, chunks, state, n_heads, *, offset=True, cached=True):
         stop = start + int(size)
         first = 0 if cached else start
         scores = q[..., start:stop, :] @ k[..., first:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
-        rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start)
+        rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start) + (stop - start if late else 0)
         cols = torch.arange(0, stop - first)
         weights = torch.softmax(scores.masked_fill(cols > rows, float("-inf")), dim=-1)
         outs.append(weights @ v[..., first:stop, :])
@@ -99,6 +101,7 @@ MISTAKES = {
         {
             b.CAUSAL_OFFSET_IGNORED: lambda x, ch, s, nh: _decode(x, ch, s, nh, offset=False),
             b.CACHE_NOT_USED: lambda x, ch, s, nh: _decode(x, ch, s, nh, cached=False),
+            b.OFFSET_AFTER_APPEND: lambda x, ch, s, nh: _decode(x, ch, s, nh, late=True),
         },
     ),
 }
