@@ -723,9 +723,10 @@ def _describe(kind: str, uid: int | None, ready: wire.Ready) -> tuple[dict, str]
         else "SysV IPC objects shared between this sandbox's processes"
     )
     filtered = (
-        "a seccomp filter (no programs started, no namespaces; no memfd, SysV IPC, sockets or pipes)"
+        "a seccomp filter (no programs started, no namespaces, no kernel keyrings; no memfd, SysV IPC, sockets or "
+        "pipes)"
         if ready.get("seccomp") and "socketpair" in ready["seccomp"]
-        else "a seccomp filter (no programs started, no namespaces, no SysV IPC)"
+        else "a seccomp filter (no programs started, no namespaces, no kernel keyrings, no SysV IPC)"
         if ready.get("seccomp")
         else "NO seccomp filter"
     )
