@@ -104,6 +104,12 @@ class _Prog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
 
+def number(name: str) -> int | None:
+    """The syscall number of ``name`` on this machine, from the filter's table (None where it has none)."""
+    arch = _ARCH.get(platform.machine())
+    return arch[1].get(name) if arch is not None else None
+
+
 def refused(accelerator: bool = False) -> list[str]:
     """The names of the system calls the filter refuses on this machine (none where there is no filter);
     ``accelerator``: torch is built for one, whose driver needs :data:`DRIVER_NEEDS`."""

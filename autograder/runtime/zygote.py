@@ -264,14 +264,11 @@ def _drop_privileges(uid: int | None) -> None:
         _clear_capabilities()
 
 
-_KEYCTL = {"x86_64": 250, "aarch64": 219}  # keyctl(2)'s syscall number (glibc has no wrapper)
-
-
 def _keyctl(*args: int) -> int:
     """keyctl(2) with ``args`` (glibc has no wrapper); -1 where its number is not known here."""
     import ctypes
 
-    nr = _KEYCTL.get(os.uname().machine)
+    nr = seccomp.number("keyctl")
     if nr is None:
         return -1
     syscall = _libc().syscall
