@@ -430,6 +430,29 @@ def test_the_largest_tensor_and_the_work_are_measured_by_the_judge():
     assert sizes["full"]["elements"] > 0 and sizes["blocks"]["elements"] > 0
 
 
+def test_the_multiplications_are_counted_however_the_queries_meet_the_keys():
+    """measure's "products": a matrix product's multiply-adds and an elementwise product's elements, so scores made
+    with ``@`` and with a broadcast ``*`` then ``sum`` count the same, and scores computed twice count twice."""
+
+    def matmul(q, k):
+        return q @ k.T
+
+    def broadcast(q, k):
+        return (q[:, None, :] * k[None, :, :]).sum(-1)
+
+    def twice(q, k):
+        return (q @ k.T).amax(-1, keepdim=True) + q @ k.T
+
+    q, k = torch.randn(3, 4, dtype=torch.float64), torch.randn(5, 4, dtype=torch.float64)
+    products = {}
+    for fn in (matmul, broadcast, twice):
+        made: list = []
+        assert torch.allclose(evidence.replay(evidence.parse(*_trace(fn, q, k)), [q, k], sizes=made), fn(q, k))
+        products[fn.__name__] = evidence.measure(made)["products"]
+    assert products["matmul"] == products["broadcast"] == 3 * 5 * 4
+    assert products["twice"] == 2 * 3 * 5 * 4
+
+
 CACHE = """
 import torch
 

@@ -507,7 +507,11 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
                 (t.numel() for i, t in graph.constants.items() if i in graph.live and effects.memory[i] & written),
                 default=0,
             )
-        sizes += [(target, n, needs, memory) for i, target, n, needs, memory in effects.made if i in graph.live]
+        sizes += [
+            (target, n, needs, memory, products)
+            for i, target, n, needs, memory, products in effects.made
+            if i in graph.live
+        ]
     return out
 
 
@@ -578,13 +582,36 @@ def measure(sizes: list) -> dict:
     a copy of the keys), a buffer allocated first and filled in place or through views included; ``elements``, the
     elements all its calls create (a measure of the work done, views excluded); and ``ops``, the names of the ops
     it calls (ATen packets, sorted)."""
-    created = [n for target, n, _, _ in sizes if _packet(target) not in _NO_NEW_MEMORY]
+    created = [n for target, n, _, _, _ in sizes if _packet(target) not in _NO_NEW_MEMORY]
     return {
         "largest": max(created, default=0),
-        "largest_joint": max((max(n, memory) for _, n, needs, memory in sizes if {0, 1} <= needs), default=0),
+        "largest_joint": max((max(n, memory) for _, n, needs, memory, _ in sizes if {0, 1} <= needs), default=0),
         "elements": sum(created),
-        "ops": sorted({_packet(target) for target, _, _, _ in sizes}),
+        "products": sum(products for *_, products in sizes),
+        "ops": sorted({_packet(target) for target, *_ in sizes}),
     }
+
+
+# ops that multiply: matrix products (the index of the argument whose last dim is summed over) and elementwise ones
+_MATRIX_PRODUCTS = {"mm": 0, "bmm": 0, "matmul": 0, "mv": 0, "dot": 0, "vdot": 0, "addmm": 1, "baddbmm": 1}
+_MATRIX_PRODUCTS |= {"addbmm": 1, "addmv": 1}
+_ELEMENTWISE_PRODUCTS = frozenset({"mul", "addcmul", "div", "addcdiv"})
+
+
+def _products(target: str, args: list, results: list) -> int:
+    """The multiplications one replayed call did: a matrix product's multiply-adds (its result's elements times
+    the length of the dim it sums over), an elementwise product's elements (``mul``, ``div``, ``addcmul``,
+    ``addcdiv``), 0 for any other op. How the queries meet the keys does not change the count: ``q @ k.T`` and
+    ``(q[:, None] * k[None]).sum(-1)`` both do T_q x T_k x hs."""
+    name = _packet(target)
+    done = sum(t.numel() for t in results if isinstance(t, torch.Tensor))
+    where = _MATRIX_PRODUCTS.get(name)
+    if where is not None:
+        summed = args[where] if len(args) > where else None
+        return done * summed.shape[-1] if isinstance(summed, torch.Tensor) and summed.dim() else done
+    if name in _ELEMENTWISE_PRODUCTS:
+        return done
+    return 0
 
 
 def _packet(target: str) -> str:
@@ -681,11 +708,13 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
             else:
                 needs = frozenset()
             depends.append(needs)
+            products = _products(node["target"], args, results) if op == "call" else 0
             for t in results:  # every storage's size (an input's too: it may be written in place)
                 storage_elements = t.untyped_storage().nbytes() // max(t.element_size(), 1)
                 effects.elements[_storage(t)] = storage_elements
                 if op == "call":
-                    effects.made.append((i, node["target"], t.numel(), needs, storage_elements))
+                    effects.made.append((i, node["target"], t.numel(), needs, storage_elements, products))
+                    products = 0  # an op's multiplications are counted once, with its first result
             effects.memory.append({_storage(t) for t in results})
             changed = {_storage(t) for t, version in before if t._version != version}
             for storage in changed | effects.memory[-1]:

@@ -303,6 +303,32 @@ def test_causal_skips(student):
         )
 
 
+@check("blockwise_attention computes each score once (one pass over the key blocks, not a second that recomputes them)")
+def test_one_pass(student):
+    # the multiplications the replayed graph does (evidence.measure's "products": a matrix product's multiply-adds,
+    # an elementwise product's elements), in units of T_q x T_k x hs: the scores take one, weights @ v one more
+    # (hs_v = hs), and the elementwise work on the scores (the scale, the rescaling) about 0.1 with 32 features.
+    # Every style graded so far does 2.0 to 2.2; a second pass that computes the scores again (the row maximum
+    # first, then exp, the sum and @ v against it) does 3
+    T, hs, n = 32, 32, 8
+    q, k, v = qkv((1, T, hs), T, hs, 252)
+    what = f"blockwise_attention(q, k, v of shape (1, {T}, {hs}), block_size={n})"
+    products = b.record_of(attention_call(student, q, k, v, n, False, what=what)).get("products")
+    if not isinstance(products, int):
+        fail(
+            f"{what}: the autograder could not measure the work your code does (its computation could not be traced "
+            "and verified)"
+        )
+    unit = T * T * hs
+    if products > 2.5 * unit:
+        fail(
+            f"{what} did {products} multiplications, {products / unit:.1f} x T_q x T_k x hs: one pass does about 2 "
+            "(each score q.k once, then weights @ v). Computing the scores of every key block again, in a second "
+            "pass after the row maximum is known, does the work twice: keep a running maximum instead, and rescale "
+            "the running sum and the accumulator by exp(old max - new max) when it grows"
+        )
+
+
 @check("online_softmax and blockwise_attention: inputs unchanged, non-contiguous inputs, dtype and device kept")
 def test_meta(student, device):
     what = f"online_softmax(x non-contiguous float32 on {device}, block_size=3)"
