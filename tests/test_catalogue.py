@@ -71,7 +71,13 @@ def test_each_mistake_loses_points_in_its_own_stage_only(graded, course, path):
 
 
 # Files that make a second named mistake on the way to their own: caching the inputs is how this one recomputes.
-ALSO_MADE = {"kv_cache__recomputes_everything": {"the cache stores the unprojected inputs"}}
+ALSO_MADE = {
+    "kv_cache__recomputes_everything": {"the cache stores the unprojected inputs"},
+    # no mask once a cache is given: where a check's step runs on a cache, stage 8's words are true of it too
+    "kv_cache__no_mask_when_decoding": {
+        "no causal mask, or one that hides nothing (rows taken from its end, self.mask[-T:]): the future leaks in"
+    },
+}
 
 
 @pytest.mark.parametrize("path", [p for p in MISTAKES if declared_mistake(p)], ids=lambda p: p.stem)

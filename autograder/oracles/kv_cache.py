@@ -9,6 +9,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from autograder.graders import attention as a
 from autograder.graders import blockwise as b
 
 from .multi_head_attention import merge_heads, multi_head_attention, split_heads
@@ -57,10 +58,10 @@ def kv_step_cached(x, cached_state, k_extra, v_extra, x_new, state, n_heads):
     return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias"))
 
 
-def _decode(x, chunks, state, n_heads, *, offset=True, cached=True, late=False):
+def _decode(x, chunks, state, n_heads, *, offset=True, cached=True, late=False, shift=0):
     """Chunked decoding written out, with the mask offset or the cache switched off, or the offset read after the
     append (``late``: rows T_cached + T_new.., past the mask's last row where the learner's slice would come up
-    short). Without the cache a step's keys are its own positions, numbered 0..T_new - 1 by the mask (its columns),
+    short; they hide nothing, as no mask would), or the mask rows ``shift`` steps late. Without the cache a step's keys are its own positions, numbered 0..T_new - 1 by the mask (its columns),
     while the rows are the new tokens' positions: every new token sees every other one (the catalogue's
     kv_cache__cache_not_used)."""
     nh = int(n_heads)
@@ -70,7 +71,7 @@ def _decode(x, chunks, state, n_heads, *, offset=True, cached=True, late=False):
         stop = start + int(size)
         first = 0 if cached else start
         scores = q[..., start:stop, :] @ k[..., first:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
-        rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start) + (stop - start if late else 0)
+        rows = torch.arange(start, stop).unsqueeze(-1) - (0 if offset else start) + (stop - start if late else shift)
         cols = torch.arange(0, stop - first)
         weights = torch.softmax(scores.masked_fill(cols > rows, float("-inf")), dim=-1)
         outs.append(weights @ v[..., first:stop, :])
@@ -102,6 +103,8 @@ MISTAKES = {
             b.CAUSAL_OFFSET_IGNORED: lambda x, ch, s, nh: _decode(x, ch, s, nh, offset=False),
             b.CACHE_NOT_USED: lambda x, ch, s, nh: _decode(x, ch, s, nh, cached=False),
             b.OFFSET_AFTER_APPEND: lambda x, ch, s, nh: _decode(x, ch, s, nh, late=True),
+            # with chunks of at most two tokens, the numbers of rows read after the append (then neither is named)
+            a.OFF_BY_ONE_VISIBLE: lambda x, ch, s, nh: _decode(x, ch, s, nh, shift=1),
         },
     ),
 }
