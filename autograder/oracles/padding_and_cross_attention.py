@@ -82,7 +82,18 @@ def split(t, n_heads):
 
 
 def cross_attention(
-    x, context, state, n_heads, mask=None, *, keys_from=None, queries_from=None, out_proj=True, scale=None, **attend_kw
+    x,
+    context,
+    state,
+    n_heads,
+    mask=None,
+    *,
+    keys_from=None,
+    queries_from=None,
+    out_proj=True,
+    scale=None,
+    merge_transpose=True,
+    **attend_kw,
 ):
     n_heads = int(n_heads)
     q_in = x if queries_from is None else queries_from(x, context)
@@ -92,7 +103,7 @@ def cross_attention(
     v = split(F.linear(kv_in, state["W_value.weight"], state.get("W_value.bias")), n_heads)
     heads = attend(q, k, v, mask, False, scale=scale, **attend_kw)  # (B, nh, T_q, hs)
     B, nh, T_q, hs = heads.shape
-    out = heads.transpose(1, 2).reshape(B, T_q, nh * hs)
+    out = (heads.transpose(1, 2) if merge_transpose else heads).reshape(B, T_q, nh * hs)
     return F.linear(out, state["out_proj.weight"], state.get("out_proj.bias")) if out_proj else out
 
 
@@ -141,6 +152,9 @@ def _attention_variants() -> dict:
         a.SCALE_T: lambda q, k, v, mask=None, causal=False: attend(
             q, k, v, mask, bool(causal), scale=math.sqrt(k.shape[-2])
         ),
+        a.SCALE_NO_SQRT: lambda q, k, v, mask=None, causal=False: attend(
+            q, k, v, mask, bool(causal), scale=q.shape[-1]
+        ),
     }
 
 
@@ -161,11 +175,21 @@ def _cross_variants() -> dict:
         p.PAD_ON_QUERIES: run(on_queries=True),
         p.PAD_AFTER_SOFTMAX: run(after=True),
         a.MISSING_OUT_PROJ: run(out_proj=False),
+        a.MERGE_NO_TRANSPOSE: run(merge_transpose=False),
         a.SOFTMAX_DIM: run(softmax_dim=-2),
         a.SCALE_D_OUT: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(d_out(s))),
         # where d_kv equals d_out or the head size, the numbers are those of that scale (then none is named)
         p.SCALE_D_KV: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(c.shape[-1])),
         a.MISSING_SCALE: run(scale=1.0),
+        # the other scales a learner reaches for: each named where it alone explains the answer; where two give the
+        # same numbers on an input (T_k == d_out, d_q == d_out), neither is
+        a.SCALE_T: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(c.shape[-2])),
+        a.SCALE_D_IN_HEADS: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=math.sqrt(x.shape[-1])
+        ),
+        a.SCALE_HS_NO_SQRT: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=d_out(s) // int(nh)
+        ),
     }
 
 

@@ -12,6 +12,7 @@ F64 = torch.float64
 INVERTED = "inverted mask (the future visible, the past hidden)"
 UPPER = "upper instead of lower triangle (torch.triu, or the weights transposed)"
 DIAGONAL = "diagonal masked too (a step cannot see itself)"
+OFF_BY_ONE = "off-by-one mask (one future step visible: tril(diagonal=1))"
 ZERO_FILL = (
     "no mask, or one filled with 0 instead of -inf (zero scores stay zero: the future gets the weight of the past)"
 )
@@ -62,6 +63,7 @@ _WEIGHT_VARIANTS = {
     INVERTED: lambda T: _softmax_route(T, hide=causal_mask(T)),
     UPPER: lambda T: _softmax_route(T, hide=~causal_mask(T).T),  # mask built with triu, then negated
     DIAGONAL: lambda T: _softmax_route(T, hide=~causal_mask(T).tril(-1)),
+    OFF_BY_ONE: lambda T: _softmax_route(T, hide=~torch.ones(T, T, dtype=torch.bool).tril(1)),
     ZERO_FILL: lambda T: _softmax_route(T, fill=0.0),
     AFTER: lambda T: _after_softmax(T, 0.0),
     AFTER_INF: lambda T: _after_softmax(T, float("-inf")),
@@ -73,6 +75,7 @@ MISTAKES = {
         INVERTED: lambda T, **_: ~causal_mask(T),
         UPPER: lambda T, **_: causal_mask(T).T.clone(),
         DIAGONAL: lambda T, **_: causal_mask(T).tril(-1),
+        OFF_BY_ONE: lambda T, **_: torch.ones(T, T, dtype=torch.bool).tril(1),
     },
     "masked_uniform_weights": {name: (lambda T, _f=fn, **_: _f(T)) for name, fn in _WEIGHT_VARIANTS.items()},
     "causal_mean_softmax": {

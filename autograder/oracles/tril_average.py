@@ -32,6 +32,11 @@ def _diagonal_excluded(T, **_):  # tril(..., diagonal=-1): a step left out of it
     return w / w.sum(dim=-1, keepdim=True)
 
 
+def _one_step_ahead(T, **_):  # tril(..., diagonal=1): each step averages the next one too
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64), diagonal=1)
+    return w / w.sum(dim=-1, keepdim=True)
+
+
 def _row_sums_without_keepdim(T, **_):  # w / w.sum(dim=-1): the (T,) sums broadcast along the rows
     w = torch.tril(torch.ones(T, T, dtype=torch.float64))
     return w / w.sum(dim=-1)
@@ -50,6 +55,7 @@ def _wrong_side(x):  # x @ W instead of W @ x (only square when T == C)
 
 
 DIAGONAL = "diagonal excluded (torch.tril(..., diagonal=-1)): a step left out of its own average"
+OFF_BY_ONE = "off-by-one mask (torch.tril(..., diagonal=1)): each step averages one future step too"
 BY_T = "divided by T instead of t + 1 (the number of steps averaged in row t)"
 # each column divided by its own row's sum: 1 / (s + 1) at [t, s]
 ROW_SUMS_NO_KEEPDIM = "row sums without keepdim=True (the sums divide the columns, not the rows)"
@@ -61,6 +67,7 @@ MISTAKES = {
         ROW_SUMS_NO_KEEPDIM: _row_sums_without_keepdim,
         "no mask: uniform weights over the whole sequence": _uniform,
         DIAGONAL: _diagonal_excluded,
+        OFF_BY_ONE: _one_step_ahead,
         BY_T: _divided_by_T,
     },
     "causal_mean_matmul": {
@@ -70,6 +77,7 @@ MISTAKES = {
         ROW_SUMS_NO_KEEPDIM: lambda x: _row_sums_without_keepdim(x.shape[-2]) @ x,
         "no mask: uniform weights over the whole sequence": lambda x: _uniform(x.shape[-2]) @ x,
         DIAGONAL: lambda x: _diagonal_excluded(x.shape[-2]) @ x,
+        OFF_BY_ONE: lambda x: _one_step_ahead(x.shape[-2]) @ x,
         BY_T: lambda x: _divided_by_T(x.shape[-2]) @ x,
     },
 }
