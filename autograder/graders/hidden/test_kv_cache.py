@@ -5,7 +5,7 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half
 from autograder.graders.attention import biased, random_linear_weights
-from autograder.graders.inputs import randn, rounded, rand_int
+from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except
 from autograder.graders.public.test_kv_cache import decode, layers, module, roomy_cache
 
 STAGE = "kv_cache"
@@ -15,8 +15,10 @@ F64 = torch.float64
 @check("decoding with random sizes, weights and chunk schedules gives the rows of the full forward", weight=2)
 def test_random_decoding(student, rng):
     for bias in (False, True):
-        nh = rand_int(rng, 1, 3)
-        d_in, d_out, L = rand_int(rng, 2, 6), nh * rand_int(rng, 2, 3), 10  # head size >= 2: scales differ
+        nh = rand_int(rng, 2, 3)  # several heads for every seed: with one, a split or merge mistake cannot show
+        d_out, L = nh * rand_int(rng, 2, 3), 10  # head size >= 2: scales differ
+        # nor d_in // nh == the head size (a head size taken from d_in would be right by coincidence)
+        d_in = rand_int_except(rng, 2, 6, {d for d in range(2, 7) if d // nh == d_out // nh})
         w = random_linear_weights(rng, layers(d_in, d_out), bias=biased(bias))
         handle, w = module(student, d_in=d_in, d_out=d_out, nh=nh, L=L, bias=bias, weights=w, hint="")
         # a prompt of 2 to 4 positions, then chunks of 1 or 2: every chunk after the first has an offset

@@ -61,9 +61,10 @@ def test_random_attention(student, rng):
     for causal in (False, True):
         B, hs, hs_v = rand_int(rng, 3, 4), rand_int(rng, 2, 5), rand_int(rng, 1, 4)  # hs >= 2: scales differ
         hs_v += not causal and hs_v == hs  # sqrt(hs_v) is not sqrt(hs) in the first case, whatever the draw
-        T_k = rand_int(rng, 3, 8)
-        # never square (an alignment mistake must show), nor T_q == hs (a scale by sqrt(T_q) would be right)
-        T_q = rand_int_except(rng, 2, 9, {T_k, hs})
+        T_k = rand_int(rng, 4, 8) if causal else rand_int(rng, 3, 8)
+        # never square (an alignment mistake must show), nor T_q == hs (a scale by sqrt(T_q) would be right); causal:
+        # fewer queries than keys for every seed (a mask built (T_q, T_q) then sliced fails there, and only there)
+        T_q = rand_int_except(rng, 2, T_k - 1, {hs}) if causal else rand_int_except(rng, 2, 9, {T_k, hs})
         q, k, v = randn(rng, B, T_q, hs) * 1.5, randn(rng, B, T_k, hs) * 1.5, randn(rng, B, T_k, hs_v)
         mask = _mask(_lengths(rng, B, T_k), T_k)
         expected = oracle.expected("masked_attention", q, k, v, mask, causal)

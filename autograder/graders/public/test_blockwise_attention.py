@@ -95,15 +95,17 @@ def attention_call(student, q, k, v, n, causal, *, what, cast=F64, record=True):
 OVERFLOW = (
     "exp() of a logit of 1e4 overflows, and of -1e4 underflows to 0: start the running maximum at -inf, subtract it "
     "before exponentiating, and update it with every block; keep one maximum per row (amax(dim=-1, keepdim=True)), "
-    "not one for the whole block: a row far below another row's maximum underflows to 0 / 0"
+    "not one for the whole block: a row far below another row's maximum underflows to 0 / 0. The rescale factor is "
+    "exp(old max - new max), at most 1: exp(new max - old max) overflows, and so does dividing by the factor"
 )
 # the same logits gave a finite answer without the mask: what differs is the hidden keys
 ALL_HIDDEN = (
-    "The same scores gave a finite answer with causal=False, so the NaN comes from the hidden keys: where every key "
-    "of a block is hidden from a query and its running maximum is still -inf, exp(-inf - (-inf)) is NaN. Visit the "
+    "The same scores gave a finite answer with causal=False, so the NaN comes from the hidden keys. Where every key "
+    "of a block is hidden from a query and its running maximum is still -inf, exp(-inf - (-inf)) is NaN: visit the "
     "key blocks from the first, skip those wholly in the future, and rescale only from a finite maximum. A query "
     "block must also visit the key block on its diagonal, which holds its own positions: skipping it leaves the "
-    "first queries no key at all (0 / 0)"
+    "first queries no key at all (0 / 0). And a running maximum started at 0 instead of -inf stays above a query "
+    "whose visible scores are all -1e4: exp(-1e4 - 0) is 0, and 0 / 0 is NaN"
 )
 
 

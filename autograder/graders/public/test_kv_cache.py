@@ -27,6 +27,7 @@ from autograder.graders import blockwise as b
 from autograder.graders.attention import biased, expect_close_by_hand, explained, linear_weights, mha_layers, new_module
 from autograder.graders.inputs import fixed
 from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionLoadError, raised_a
+from autograder.sandbox.values import Out
 
 STAGE = "kv_cache"
 F64 = torch.float64
@@ -84,10 +85,13 @@ def module(
 def pair(got, what):
     """``append``'s answer: a (keys, values) pair of tensors."""
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        fail(
-            f"{what}: expected a pair (keys, values), got {type(got).__name__} "
-            f"{'of ' + str(len(got)) + ' values' if isinstance(got, (tuple, list)) else ''}".rstrip()
-        )
+        if isinstance(got, Out):  # one tensor: unpacking it would split its first (batch) dim, silently
+            found = f"one tensor of shape {got.shape}"
+        elif isinstance(got, (tuple, list)):
+            found = f"{type(got).__name__} of {len(got)} values"
+        else:
+            found = type(got).__name__
+        fail(f"{what}: expected a pair (keys, values), got {found}: return the keys and the values so far, both")
     return as_tensor(got[0], what + " keys"), as_tensor(got[1], what + " values")
 
 
