@@ -225,7 +225,10 @@ def test_dropout_on_weights(student, rng):
 @check(
     "float16 and bfloat16 (CPU): values in half precision, no NaN rows (hidden keys filled with -inf: a large number overflows)"
 )
-def test_half(student, rng):
+def test_half(student):
+    # the same inputs for every student: at half tolerance, whether a small change (a scale by hs instead of its
+    # root, with these small scores) shows depends on the draw, and a verdict may not depend on the seed
+    rng = torch.Generator().manual_seed(2609)
     # at half tolerance a mistake must change the answer by far: one real key in the partly padded sequence and
     # small scores (nearly even weights), so that its padded keys hold most of the weight of every later query;
     # values of 1 or more (a weight lost is a value lost). Values as wide as the keys: the value size's scale is
