@@ -16,14 +16,15 @@ from autograder.graders import attention as m
 QKV = ("W_query", "W_key", "W_value")
 
 
-def attend(q, k, v, *, scale=None, dim=-1, allowed=None, fill=float("-inf"), mask_after=False):
+def attend(q, k, v, *, scale=None, dim=-1, allowed=None, fill=float("-inf"), mask_after=False, scale_after=False):
     """softmax(q k^T / scale) v, with an optional (T_q, T_k) bool pattern of the pairs that may attend.
 
     The keyword arguments exist to write the known mistakes as small changes of the same code."""
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(k.shape[-1]) if scale is None else scale)
+    divisor = math.sqrt(k.shape[-1]) if scale is None else scale
+    scores = q @ k.transpose(-2, -1) / (1.0 if scale_after else divisor)
     if allowed is not None and not mask_after:
         scores = scores.masked_fill(~allowed, fill)
-    weights = torch.softmax(scores, dim=dim)
+    weights = torch.softmax(scores, dim=dim) / (divisor if scale_after else 1.0)
     if allowed is not None and mask_after:
         weights = weights.masked_fill(~allowed, 0.0)
     return weights @ v
@@ -104,6 +105,7 @@ def _variants(project):
         m.SCALE_NO_SQRT: lambda x, state: attend(*project(x, state), scale=float(project(x, state)[1].shape[-1])),
         m.SCALE_T: lambda x, state: attend(*project(x, state), scale=math.sqrt(x.shape[-2])),
         m.SOFTMAX_DIM: run(dim=-2),
+        m.SCALE_AFTER_SOFTMAX: run(scale_after=True),
         m.MASK_IN_STAGE_6: lambda x, state: attend(*project(x, state), allowed=causal(x.shape[-2])),
     }
 
