@@ -58,7 +58,9 @@ DIAGONAL = "diagonal excluded (torch.tril(..., diagonal=-1)): a step left out of
 OFF_BY_ONE = "off-by-one mask (torch.tril(..., diagonal=1)): each step averages one future step too"
 BY_T = "divided by T instead of t + 1 (the number of steps averaged in row t)"
 # each column divided by its own row's sum: 1 / (s + 1) at [t, s]
-ROW_SUMS_NO_KEEPDIM = "row sums without keepdim=True (the sums divide the columns, not the rows)"
+ROW_SUMS_NO_KEEPDIM = (
+    "row counts divide the columns, not the rows (a (T,) vector of sums or counts: keepdim=True, or [:, None], missing)"
+)
 MISTAKES = {
     "causal_mean_weights": {
         "upper instead of lower triangle (torch.triu)": _triu_weights,

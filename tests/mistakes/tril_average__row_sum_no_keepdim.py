@@ -1,4 +1,4 @@
-"""MISTAKE: row sums without keepdim=True (the sums divide the columns, not the rows)
+"""MISTAKE: row counts divide the columns, not the rows (a (T,) vector of sums or counts: keepdim=True, or [:, None], missing)
 
 tril / tril.sum(dim=-1): the (T,) sums broadcast along the columns, so w[t, s] = 1 / (s + 1).
 """
