@@ -30,6 +30,10 @@ NO_KEY_UNIFORM = (
 )
 PAD_IGNORED = "padding mask ignored (padded keys get weight)"
 PAD_ON_QUERIES = "padding applied to the queries (rows) instead of the keys (columns)"
+# mask[:, None, :] against (B, nh, T_q, T_k) scores lines the batch up with the heads (an error unless B == nh)
+PAD_OVER_HEADS = (
+    "key_padding_mask broadcast over the heads instead of the batch (mask[:, None, :]: use mask[:, None, None, :])"
+)
 PAD_AFTER_SOFTMAX = "padded keys zeroed after the softmax (the weights no longer sum to 1)"
 PAD_ZERO_NOT_INF = "padded keys' scores set to 0 instead of -inf (they still get weight)"
 CAUSAL_BOTTOM_RIGHT = (

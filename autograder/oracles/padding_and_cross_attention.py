@@ -37,6 +37,7 @@ def attend(
     diagonal=0,
     upper=False,
     softmax_dim=-1,
+    over_heads=False,
 ):
     """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
     hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
@@ -51,6 +52,10 @@ def attend(
         m = ~mask if invert else mask
         extra = [1] * (q.dim() - 3)
         real = m.reshape(q.shape[0], *extra, T_q, 1) if on_queries else m.reshape(q.shape[0], *extra, 1, T_k)
+        if over_heads:  # the batch lined up with the heads: only where there are as many
+            if q.dim() != 4 or m.shape[0] != q.shape[1]:
+                raise ValueError("the mask does not broadcast over the heads here")
+            real = m.reshape(1, m.shape[0], 1, T_k)
         real = real.expand(*real.shape[:-2], T_q, T_k)
     if fill == 0.0:  # padded keys' scores replaced by 0: they stay in the softmax
         scores = scores.masked_fill(~real, 0.0)
@@ -176,6 +181,7 @@ def _cross_variants() -> dict:
         p.PAD_AFTER_SOFTMAX: run(after=True),
         a.MISSING_OUT_PROJ: run(out_proj=False),
         a.MERGE_NO_TRANSPOSE: run(merge_transpose=False),
+        p.PAD_OVER_HEADS: run(over_heads=True),
         a.SOFTMAX_DIM: run(softmax_dim=-2),
         a.SCALE_D_OUT: lambda x, c, s, nh, mask=None: cross_attention(x, c, s, nh, mask, scale=math.sqrt(d_out(s))),
         # where d_kv equals d_out or the head size, the numbers are those of that scale (then none is named)
