@@ -663,3 +663,48 @@ def test_only_the_work_the_answer_depends_on_is_counted():
     assert counts["fills_through_an_unannotated_view", 6][0] > counts["fills_through_an_unannotated_view", 3][0] > 9
     assert counts["fills_moved_memory", 6][0] > counts["fills_moved_memory", 3][0] > 9
     assert counts["out_argument", 3][0] == 2  # empty_like and mul.out
+
+
+def test_constants_that_share_the_blobs_bytes_are_refused():
+    """Each constant is copied in the judge: records pointing at the same bytes (a forged graph) would multiply the
+    blob in its memory, so the constants may claim no more bytes than the reply holds; one record is fine."""
+    blob = wire.Blob()
+    const = wire.encode_array(torch.ones(64, dtype=torch.float64).numpy(), "float64", "cpu", blob)
+
+    def graph(copies):
+        nodes = [{"op": "input", "index": 0}] + [{"op": "constant", "value": const} for _ in range(copies)]
+        return {"inputs": 1, "nodes": nodes, "output": {"ref": len(nodes) - 1}}
+
+    assert evidence.parse(graph(1), blob.bytes()).constants
+    with pytest.raises(evidence.Unverifiable, match="claim more bytes"):
+        evidence.parse(graph(2), blob.bytes())
+
+
+def test_reply_arrays_that_share_the_blobs_bytes_are_refused():
+    """The same for the arrays of a reply: a signed reply forged by learner code, N records on one blob, would
+    otherwise be copied N times in the judge (2.9 GB for 40 records of 64 MB)."""
+    from autograder.sandbox.errors import ProtocolViolation
+    from autograder.sandbox.proxy import _decode_reply_value
+
+    blob = wire.Blob()
+    rec = wire.encode_array(torch.ones(8, dtype=torch.float64).numpy(), "float64", "cpu", blob)
+    assert len(_decode_reply_value({"__tuple__": [rec]}, blob.bytes())) == 1
+    with pytest.raises(ProtocolViolation, match="claim more bytes"):
+        _decode_reply_value({"__tuple__": [rec, rec]}, blob.bytes())
+
+
+def test_ops_whose_work_no_bound_sees_are_not_replayed():
+    """A polynomial of degree n loops n times per element (pointwise by torch's tags, so not bounded by size), and
+    a half-precision matrix product runs a couple of hundred times slower than float32's: the first is never
+    replayed, the second only below a smaller bound of multiply-adds."""
+    x = torch.rand(4, dtype=torch.float64)
+    data, blob = _trace(lambda x: torch.special.laguerre_polynomial_l(x, 3.0), x)
+    with pytest.raises(evidence.Unverifiable):
+        evidence.replay(evidence.parse(data, blob), [x])
+    a = torch.rand(8, 8)
+    data, blob = _trace(lambda a: a @ a, a)
+    graph = evidence.parse(data, blob)
+    big = torch.rand(300, 300)  # 27 million multiply-adds: under the float32 bound, over the half one
+    assert evidence.replay(graph, [big]).shape == (300, 300)
+    with pytest.raises(evidence.Unverifiable, match="more work"):
+        evidence.replay(graph, [big.half()])

@@ -44,8 +44,13 @@ class Answer(wire.Reply, total=False):
     graph_blob: bytes  # the graph's constants, until the judge has read them
 
 
-def _decode_reply_value(value, blob: bytes, depth: int = 0):
-    """Records from the child → values. Everything is checked: the child runs untrusted code."""
+def _decode_reply_value(value, blob: bytes, depth: int = 0, left: list | None = None):
+    """Records from the child → values. Everything is checked: the child runs untrusted code. ``left``: the bytes
+    of ``blob`` the arrays decoded so far may still claim (one list shared by the decodes of one reply): each array
+    is copied, and records that point at the same bytes would multiply the blob in the judge's memory; the worker
+    writes every array once, so an honest reply never claims more than its blob."""
+    if left is None:
+        left = [len(blob)]
     kind = type(value)
     if (kind is str or kind is int or kind is float or kind is bool or value is None) and depth <= 12:
         return value  # the common case first (names, shapes, flags in describe() replies)
@@ -56,6 +61,9 @@ def _decode_reply_value(value, blob: bytes, depth: int = 0):
     if isinstance(value, dict):
         if "__nd__" in value:
             array = wire.decode_array(value, blob)
+            left[0] -= array.nbytes
+            if left[0] < 0:
+                raise ProtocolViolation("the reply's arrays claim more bytes than it holds")
             t = torch.from_numpy(array.copy())
             if value["dtype"] in ("bfloat16", "float16"):
                 t = t.to(getattr(torch, value["dtype"]))
@@ -65,7 +73,7 @@ def _decode_reply_value(value, blob: bytes, depth: int = 0):
             items = value["__tuple__"]
             if not isinstance(items, list):
                 raise ProtocolViolation("bad tuple record")
-            return tuple(_decode_reply_value(v, blob, depth + 1) for v in items)
+            return tuple(_decode_reply_value(v, blob, depth + 1, left) for v in items)
         if "__repr__" in value:
             return Opaque(str(value["__repr__"])[:200])
         if "__dtype__" in value:
@@ -73,9 +81,9 @@ def _decode_reply_value(value, blob: bytes, depth: int = 0):
             if not isinstance(dtype, torch.dtype):
                 raise ProtocolViolation("bad dtype record")
             return dtype
-        return {str(k): _decode_reply_value(v, blob, depth + 1) for k, v in value.items()}
+        return {str(k): _decode_reply_value(v, blob, depth + 1, left) for k, v in value.items()}
     if isinstance(value, list):
-        return [_decode_reply_value(v, blob, depth + 1) for v in value]
+        return [_decode_reply_value(v, blob, depth + 1, left) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise ProtocolViolation(f"unexpected value of type {type(value).__name__}")
@@ -350,10 +358,11 @@ class StudentProxy:
             raise learner_error(reply.get("error") or {})
         answer = cast(Answer, reply)  # decoded in place, below
         try:
-            answer["value"] = _decode_reply_value(reply.get("value"), out)
+            left = [len(out)]  # the value and the gradients share the reply's bytes
+            answer["value"] = _decode_reply_value(reply.get("value"), out, left=left)
             grads = reply.get("grads")
             if grads:
-                answer["grads"] = {str(k): _decode_reply_value(v, out) for k, v in grads.items()}
+                answer["grads"] = {str(k): _decode_reply_value(v, out, left=left) for k, v in grads.items()}
             if "graph" in reply:
                 answer["graph_blob"] = out  # the graph's constants (read by autograder.sandbox.evidence)
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
