@@ -360,6 +360,11 @@ def slice_notebook(cells: list[str], stages: list[Stage], nb_name: str) -> dict[
             for n in s.defines:
                 last_def[n] = i
     star_imports = [i for i, s in enumerate(stmts) if "*" in s.defines]
+    modifying: dict[str, list[int]] = {}  # name -> the statements that patch it (Cls.forward = f), found once
+    for i, s in enumerate(stmts):
+        if s.kind == "modify":
+            for n in s.defines:
+                modifying.setdefault(n, []).append(i)
     result: dict[str, tuple[str | None, str]] = {}
     for stage in stages:
         roots = {last_def[n] for n in stage.functions if n in last_def}
@@ -387,9 +392,10 @@ def slice_notebook(cells: list[str], stages: list[Stage], nb_name: str) -> dict[
             s = stmts[todo.pop()]
             wanted = set(s.uses)
             if s.kind == "def":
-                # later statements that patch what this one defines (Cls.forward = f)
-                for j, other in enumerate(stmts):
-                    if other.kind == "modify" and other.defines & s.defines and j not in keep:
+                # later statements that patch what this one defines (Cls.forward = f): an index, not a scan of every
+                # statement per kept one (a notebook of chained assignments made that quadratic: minutes per class)
+                for j in sorted({j for n in s.defines for j in modifying.get(n, ())}):
+                    if j not in keep:
                         keep.add(j)
                         todo.append(j)
             for n in wanted - s.defines:
