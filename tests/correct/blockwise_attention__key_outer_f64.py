@@ -6,21 +6,6 @@ import torch
 
 
 def online_softmax(x: torch.Tensor, block_size: int) -> torch.Tensor:
-    """Softmax over the last dimension, reading it ``block_size`` entries at a time.
-
-    One pass over the blocks keeps, for every row, a running maximum and a running
-    sum of exp(x - maximum), rescaling the sum whenever the maximum grows; the
-    normalised values are computed from the final maximum and sum.
-
-    Args:
-        x: (..., N) logits.
-        block_size: entries of the last dimension read per step (the last block
-            may be shorter).
-
-    Returns:
-        (..., N) tensor equal to ``torch.softmax(x, dim=-1)``, finite for logits
-        as large as +-1e4.
-    """
     x64 = x.to(torch.float64)  # running statistics in float64
     N = x.shape[-1]
     m = torch.full_like(x64[..., :1], -math.inf)
@@ -36,26 +21,6 @@ def online_softmax(x: torch.Tensor, block_size: int) -> torch.Tensor:
 def blockwise_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_size: int, causal: bool = False
 ) -> torch.Tensor:
-    """Scaled dot-product attention computed one block of keys and values at a time.
-
-    For each block of queries, one pass over the key/value blocks keeps, per query, a
-    running maximum, a running denominator and an output accumulator; both are
-    rescaled by exp(old max - new max) when the maximum grows, and the accumulator is
-    divided by the denominator once, at the end. No tensor larger than
-    (T_q, block_size) per batch and head is created. With ``causal=True`` query t sees
-    keys 0..t (aligned top-left, like ``scaled_dot_product_attention(is_causal=True)``)
-    and key blocks wholly in the future of a query block are skipped, not masked.
-
-    Args:
-        q: (..., T_q, hs) queries.
-        k: (..., T_k, hs) keys.
-        v: (..., T_k, hs_v) values.
-        block_size: positions per block (the last block may be shorter).
-        causal: whether query t may only see keys 0..t.
-
-    Returns:
-        (..., T_q, hs_v) tensor equal to softmax(q k^T / sqrt(hs)) v.
-    """
     # Key blocks in the outer loop: every key block updates the running statistics of the
     # queries that may see it (with causal=True, only queries t >= the block's first key).
     out_dtype = q.dtype

@@ -8,7 +8,6 @@ _NEG_INF = float("-inf")
 
 def _online_update(m: torch.Tensor, l: torch.Tensor, acc: torch.Tensor | None,
                    s: torch.Tensor, v_blk: torch.Tensor | None):
-    """One step of the online softmax: fold the scores ``s`` of a block into (m, l, acc)."""
     m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
     corr = (m - m_new).exp()
     p = (s - m_new).exp()
@@ -20,21 +19,6 @@ def _online_update(m: torch.Tensor, l: torch.Tensor, acc: torch.Tensor | None,
 
 
 def online_softmax(x: torch.Tensor, block_size: int) -> torch.Tensor:
-    """Softmax over the last dimension, reading it ``block_size`` entries at a time.
-
-    One pass over the blocks keeps, for every row, a running maximum and a running
-    sum of exp(x - maximum), rescaling the sum whenever the maximum grows; the
-    normalised values are computed from the final maximum and sum.
-
-    Args:
-        x: (..., N) logits.
-        block_size: entries of the last dimension read per step (the last block
-            may be shorter).
-
-    Returns:
-        (..., N) tensor equal to ``torch.softmax(x, dim=-1)``, finite for logits
-        as large as +-1e4.
-    """
     stats_shape = (*x.shape[:-1], 1)
     m = x.new_full(stats_shape, _NEG_INF)
     l = x.new_zeros(stats_shape)
@@ -46,26 +30,6 @@ def online_softmax(x: torch.Tensor, block_size: int) -> torch.Tensor:
 def blockwise_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_size: int, causal: bool = False
 ) -> torch.Tensor:
-    """Scaled dot-product attention computed one block of keys and values at a time.
-
-    For each block of queries, one pass over the key/value blocks keeps, per query, a
-    running maximum, a running denominator and an output accumulator; both are
-    rescaled by exp(old max - new max) when the maximum grows, and the accumulator is
-    divided by the denominator once, at the end. No tensor larger than
-    (T_q, block_size) per batch and head is created. With ``causal=True`` query t sees
-    keys 0..t (aligned top-left, like ``scaled_dot_product_attention(is_causal=True)``)
-    and key blocks wholly in the future of a query block are skipped, not masked.
-
-    Args:
-        q: (..., T_q, hs) queries.
-        k: (..., T_k, hs) keys.
-        v: (..., T_k, hs_v) values.
-        block_size: positions per block (the last block may be shorter).
-        causal: whether query t may only see keys 0..t.
-
-    Returns:
-        (..., T_q, hs_v) tensor equal to softmax(q k^T / sqrt(hs)) v.
-    """
     *lead, T_q, hs = q.shape
     _T_k, hs_v = k.shape[-2], v.shape[-1]
     scale = hs ** -0.5

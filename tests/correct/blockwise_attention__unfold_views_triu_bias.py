@@ -26,7 +26,6 @@ def online_softmax(x: torch.Tensor, block_size: int) -> torch.Tensor:
 
 
 def _kv_blocks(k: torch.Tensor, v: torch.Tensor, n: int):
-    """(start, k_blk, v_blk) for every key block; full blocks are unfold views."""
     T_k = k.shape[-2]
     full = T_k // n
     if full:

@@ -9,31 +9,12 @@ _PAGE = 16  # positions per page of the cache
 
 
 class KVCache:
-    """The keys and values of the positions seen so far, for one attention layer.
-
-    Args:
-        max_len: the most positions the cache may hold.
-    """
 
     def __init__(self, max_len: int):
         self.max_len = max_len
         self.reset()
 
     def append(self, k_new: torch.Tensor, v_new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add the keys and values of new positions after those already cached.
-
-        Args:
-            k_new: (B, nh, T_new, hs) keys of the new positions.
-            v_new: (B, nh, T_new, hs_v) values of the new positions.
-
-        Returns:
-            (keys, values): every key and value so far, (B, nh, T_cached, hs) and
-            (B, nh, T_cached, hs_v), with T_cached counting the new positions.
-
-        Raises:
-            ValueError: when the cache would hold more than ``max_len`` positions
-                (nothing is added then).
-        """
         T_new = k_new.shape[-2]
         if self.n + T_new > self.max_len:
             raise ValueError(f"KVCache: {self.n} + {T_new} positions exceed max_len={self.max_len}")
@@ -56,32 +37,15 @@ class KVCache:
         return keys[..., :self.n, :], values[..., :self.n, :]
 
     def __len__(self) -> int:
-        """The number of positions cached (``len(cache)``)."""
         return self.n
 
     def reset(self) -> None:
-        """Forget every cached position (to start a new sequence)."""
         self.k_pages: list[torch.Tensor] = []
         self.v_pages: list[torch.Tensor] = []
         self.n = 0
 
 
 class CachedMultiHeadAttention(nn.Module):
-    """Causal multi-head attention (stage 8) that can decode with a ``KVCache``.
-
-    Args:
-        d_in: features per input position.
-        d_out: features per output position; split evenly over the heads.
-        n_heads: number of heads; must divide ``d_out`` (else ``ValueError``).
-        context_length: the most positions (cached and new) attention may cover.
-        qkv_bias: whether the query, key and value projections have a bias.
-
-    Attributes:
-        W_query, W_key, W_value: ``nn.Linear(d_in, d_out, bias=qkv_bias)``.
-        out_proj: ``nn.Linear(d_out, d_out)``.
-        mask: buffer (persistent: state_dict saves it), (context_length, context_length) bool,
-            True where s <= t.
-    """
 
     def __init__(self, d_in: int, d_out: int, n_heads: int, context_length: int, qkv_bias: bool = False):
         super().__init__()
@@ -95,17 +59,6 @@ class CachedMultiHeadAttention(nn.Module):
         self.register_buffer("mask", torch.tril(torch.ones(context_length, context_length, dtype=torch.bool)))
 
     def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """Causal attention of the new positions ``x`` over the cached ones and themselves.
-
-        Args:
-            x: (B, T_new, d_in) the new positions (the whole sequence without a cache).
-            cache: the keys and values of the positions before ``x``; the new ones
-                are appended to it.
-
-        Returns:
-            (B, T_new, d_out): the rows of the full causal forward of the whole
-            sequence (cached positions, then x) that belong to x.
-        """
         B, T_new, d_in = x.shape
         heads = [t.view(B, T_new, self.n_heads, self.head_size) for t in (self.W_query(x), self.W_key(x), self.W_value(x))]
         q, k, v = (t.transpose(1, 2) for t in heads)

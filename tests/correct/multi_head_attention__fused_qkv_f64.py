@@ -16,15 +16,6 @@ def _stable_softmax(s: torch.Tensor) -> torch.Tensor:
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """Split the feature dimension into heads and move the heads before time.
-
-    Args:
-        x: (B, T, C) tensor (any leading dims), with C divisible by ``n_heads``.
-        n_heads: number of heads nh.
-
-    Returns:
-        (B, nh, T, C // nh) tensor; head h holds features h*hs .. (h+1)*hs - 1.
-    """
     *lead, T, C = x.shape
     hs = C // n_heads
     if hs * n_heads != C:
@@ -33,36 +24,11 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """Undo ``split_heads``: put the heads back side by side along the features.
-
-    Args:
-        x: (B, nh, T, hs) tensor (any leading dims).
-
-    Returns:
-        (B, T, nh * hs) tensor.
-    """
     *lead, nh, T, hs = x.shape
     return x.swapaxes(-3, -2).reshape(*lead, T, nh * hs)
 
 
 class MultiHeadAttention(nn.Module):
-    """Causal multi-head self-attention with an output projection.
-
-    Args:
-        d_in: features per input position.
-        d_out: features per output position; split evenly over the heads.
-        n_heads: number of heads; must divide ``d_out`` (else ``ValueError``).
-        context_length: longest sequence the module accepts; size of the mask.
-        dropout: probability of dropping an attention weight during training.
-        qkv_bias: whether the query, key and value projections have a bias.
-
-    Attributes:
-        W_query, W_key, W_value: ``nn.Linear(d_in, d_out, bias=qkv_bias)``.
-        out_proj: ``nn.Linear(d_out, d_out)``.
-        dropout: ``nn.Dropout(dropout)``, applied to the attention weights.
-        mask: buffer (persistent: state_dict saves it), (context_length, context_length) bool,
-            True where s <= t.
-    """
 
     def __init__(
         self,
@@ -85,14 +51,6 @@ class MultiHeadAttention(nn.Module):
         self.register_buffer("mask", torch.ones(context_length, context_length).tril().to(torch.bool))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Causal attention of the sequence over itself, in every head at once.
-
-        Args:
-            x: (B, T, d_in) input with T <= context_length.
-
-        Returns:
-            (B, T, d_out) outputs; output t depends on inputs 0..t only.
-        """
         B, T, _ = x.shape
         # one projection with the three weights stacked (as nn.MultiheadAttention's in_proj_weight)
         w = torch.cat([self.W_query.weight, self.W_key.weight, self.W_value.weight], dim=0)
