@@ -61,9 +61,9 @@ def kv_step_cached(x, cached_state, k_extra, v_extra, x_new, state, n_heads):
 def _decode(x, chunks, state, n_heads, *, offset=True, cached=True, late=False, shift=0):
     """Chunked decoding written out, with the mask offset or the cache switched off, or the offset read after the
     append (``late``: rows T_cached + T_new.., past the mask's last row where the learner's slice would come up
-    short; they hide nothing, as no mask would), or the mask rows ``shift`` steps late. Without the cache a step's keys are its own positions, numbered 0..T_new - 1 by the mask (its columns),
-    while the rows are the new tokens' positions: every new token sees every other one (the catalogue's
-    kv_cache__cache_not_used)."""
+    short; they hide nothing, as no mask would), or the mask rows ``shift`` steps late. Without the cache a step's
+    keys are its own positions, numbered 0..T_new - 1 by the mask (its columns), while the rows are the new tokens'
+    positions: every new token sees every other one (the catalogue's kv_cache__cache_not_used)."""
     nh = int(n_heads)
     q, k, v = (split_heads(t, nh) for t in project_linear(x, state))
     outs, start = [], 0

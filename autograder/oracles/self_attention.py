@@ -21,10 +21,14 @@ def attend(q, k, v, *, scale=None, dim=-1, allowed=None, fill=float("-inf"), mas
 
     The keyword arguments exist to write the known mistakes as small changes of the same code."""
     divisor = math.sqrt(k.shape[-1]) if scale is None else scale
-    scores = q @ k.transpose(-2, -1) / (1.0 if scale_after else divisor)
+    scores = q @ k.transpose(-2, -1)
+    if not scale_after:
+        scores = scores / divisor
     if allowed is not None and not mask_after:
         scores = scores.masked_fill(~allowed, fill)
-    weights = torch.softmax(scores, dim=dim) / (divisor if scale_after else 1.0)
+    weights = torch.softmax(scores, dim=dim)
+    if scale_after:
+        weights = weights / divisor
     if allowed is not None and mask_after:
         weights = weights.masked_fill(~allowed, 0.0)
     return weights @ v

@@ -27,13 +27,9 @@ def _normalised_by_columns(T, **_):
     return w / w.sum(dim=0, keepdim=True)
 
 
-def _diagonal_excluded(T, **_):  # tril(..., diagonal=-1): a step left out of its own average (row 0 is 0 / 0)
-    w = torch.tril(torch.ones(T, T, dtype=torch.float64), diagonal=-1)
-    return w / w.sum(dim=-1, keepdim=True)
-
-
-def _one_step_ahead(T, **_):  # tril(..., diagonal=1): each step averages the next one too
-    w = torch.tril(torch.ones(T, T, dtype=torch.float64), diagonal=1)
+def _shifted_tril(T, diagonal):  # tril(..., diagonal=-1): a step left out of its own average (row 0 is 0 / 0);
+    # diagonal=1: each step averages the next one too
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64), diagonal=diagonal)
     return w / w.sum(dim=-1, keepdim=True)
 
 
@@ -68,8 +64,8 @@ MISTAKES = {
         "normalised over columns instead of rows (sum over dim 0)": _normalised_by_columns,
         ROW_SUMS_NO_KEEPDIM: _row_sums_without_keepdim,
         "no mask: uniform weights over the whole sequence": _uniform,
-        DIAGONAL: _diagonal_excluded,
-        OFF_BY_ONE: _one_step_ahead,
+        DIAGONAL: lambda T, **_: _shifted_tril(T, -1),
+        OFF_BY_ONE: lambda T, **_: _shifted_tril(T, 1),
         BY_T: _divided_by_T,
     },
     "causal_mean_matmul": {
@@ -78,8 +74,8 @@ MISTAKES = {
         "normalised over columns instead of rows (sum over dim 0)": lambda x: _normalised_by_columns(x.shape[-2]) @ x,
         ROW_SUMS_NO_KEEPDIM: lambda x: _row_sums_without_keepdim(x.shape[-2]) @ x,
         "no mask: uniform weights over the whole sequence": lambda x: _uniform(x.shape[-2]) @ x,
-        DIAGONAL: lambda x: _diagonal_excluded(x.shape[-2]) @ x,
-        OFF_BY_ONE: lambda x: _one_step_ahead(x.shape[-2]) @ x,
+        DIAGONAL: lambda x: _shifted_tril(x.shape[-2], -1) @ x,
+        OFF_BY_ONE: lambda x: _shifted_tril(x.shape[-2], 1) @ x,
         BY_T: lambda x: _divided_by_T(x.shape[-2]) @ x,
     },
 }

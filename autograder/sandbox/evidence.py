@@ -626,25 +626,24 @@ def measure(sizes: list) -> dict:
     }
 
 
-# ops that multiply: matrix products (the index of the argument whose last dim is summed over) and elementwise ones
-_MATRIX_PRODUCTS = {"mm": 0, "bmm": 0, "matmul": 0, "mv": 0, "dot": 0, "vdot": 0, "addmm": 1, "baddbmm": 1}
-_MATRIX_PRODUCTS |= {"addbmm": 1, "addmv": 1}
+# ops that multiply: matrix products (the index of their first matrix operand) and elementwise ones
+_MATRIX_PRODUCTS = {
+    **{"mm": 0, "bmm": 0, "matmul": 0, "mv": 0, "dot": 0, "vdot": 0},
+    **{"addmm": 1, "baddbmm": 1, "addbmm": 1, "addmv": 1},  # after the term added
+}
 _ELEMENTWISE_PRODUCTS = frozenset({"mul", "addcmul", "div", "addcdiv"})
 
 
 def _products(target: str, args: list, results: list) -> int:
-    """The multiplications one replayed call did: a matrix product's multiply-adds (its result's elements times
-    the length of the dim it sums over), an elementwise product's elements (``mul``, ``div``, ``addcmul``,
+    """The multiplications one replayed call did: a matrix product's multiply-adds (:func:`_matrix_product_work`,
+    which the guard reads before the op runs), an elementwise product's elements (``mul``, ``div``, ``addcmul``,
     ``addcdiv``), 0 for any other op. How the queries meet the keys does not change the count: ``q @ k.T`` and
     ``(q[:, None] * k[None]).sum(-1)`` both do T_q x T_k x hs."""
     name = _packet(target)
-    done = sum(t.numel() for t in results if isinstance(t, torch.Tensor))
-    where = _MATRIX_PRODUCTS.get(name)
-    if where is not None:
-        summed = args[where] if len(args) > where else None
-        return done * summed.shape[-1] if isinstance(summed, torch.Tensor) and summed.dim() else done
+    if name in _MATRIX_PRODUCTS:
+        return _matrix_product_work(name, args)
     if name in _ELEMENTWISE_PRODUCTS:
-        return done
+        return sum(t.numel() for t in results if isinstance(t, torch.Tensor))
     return 0
 
 
