@@ -35,7 +35,7 @@ from autograder.sandbox.host import Limits, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
-LIMITS = Limits(call_timeout=4, memory_mb=384, cpu_s=20, max_restarts=1)
+LIMITS = Limits(call_timeout=4, stage_timeout=6, memory_mb=384, cpu_s=20, max_restarts=1)
 BASIC = ("loop_average", "tril_average")
 ATTENTION = ("causal_attention", "multi_head_attention")
 MEMORY = ("blockwise_attention", "kv_cache")  # the verdicts read from a graph's sizes and counts
@@ -379,6 +379,9 @@ def test_the_timed_out_and_killed_stages_fail_with_a_reason(basic_run):
     # one timeout per stage: the stage's other checks are skipped, not run into the same hang again
     assert "skipped: an earlier check of this stage did not finish in time" in messages["loop_average__endless_loop.py"]
     assert "did not finish within" in messages["loop_average__sleep_at_import.py"]
+    # calls that each end before their timeout: the stage's budget for all its calls ends the stage
+    assert "took more than 6 s together" in messages["loop_average__slow_calls.py"]
+    assert "skipped: an earlier check of this stage did not finish in time" in messages["loop_average__slow_calls.py"]
     assert "segmentation fault" in messages["loop_average__segfault.py"]
     assert "not a valid answer" in messages["loop_average__forge_socket.py"]
     assert "more memory than allowed" in messages["loop_average__fork_memory.py"]

@@ -1222,6 +1222,28 @@ def test_a_hang_costs_one_timeout_per_stage(course):
     assert elapsed < 1.5 * 2 + 3, f"{elapsed:.1f} s"
 
 
+def test_a_stage_of_calls_each_under_the_timeout_ends_at_its_budget():
+    """Calls that each answer before the call timeout still end the stage once they have taken the stage's budget
+    together: the call that exhausts it times out, and the stage's later calls are skipped, not run."""
+    slow = "import time\n\n\ndef f(x):\n    time.sleep(0.7)\n    return x\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = Sandbox(Limits(call_timeout=1.0, stage_timeout=2.0)).start()
+    try:
+        student = box.open(slow, "/slow.py")
+        answered = 0
+        with pytest.raises(StudentTimeout, match="took more than 2 s together"):
+            for _ in range(10):
+                student.call("f", 1)
+                answered += 1
+        assert answered == 2  # 0.7 s each: the third would end past 2 s
+        with pytest.raises(StudentTimeout, match="skipped: an earlier check of this stage did not finish in time"):
+            student.call("f", 1)
+        assert Limits(call_timeout=4).stage_budget == 12  # three call timeouts unless set
+    finally:
+        box.close()
+
+
 _WARM_UP_WITH_AN_ACCELERATOR = """
 import sys
 import torch

@@ -69,7 +69,7 @@ def add_parser(subparsers) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="wall-clock limit of one call into a student's code (default 10)",
+        help="wall-clock limit of one call into a student's code (default 10; a stage's calls together get three times that)",
     )
     p.add_argument(
         "--seed",

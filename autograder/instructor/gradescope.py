@@ -139,7 +139,12 @@ def add_parser(subparsers) -> None:
     b.set_defaults(func=cmd_build)
     r = sub.add_parser("run", help="grade ROOT/submission and write ROOT/results/results.json")
     r.add_argument("--root", default=None, help="the autograder tree (default $AUTOGRADER_ROOT or /autograder)")
-    r.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per call (default 10)")
+    r.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="wall-clock seconds per call (default 10; a stage's calls together: three times that)",
+    )
     r.set_defaults(func=cmd_run)
 
 

@@ -40,7 +40,9 @@ the real runner next to honest students) or ``tests/test_sandbox.py``; ``SECURIT
   ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` (largest file; prints included: stdout and stderr go to a capped file in the
   child's private directory), ``RLIMIT_NOFILE``, and ``RLIMIT_NPROC`` (``Limits.nproc`` processes and threads
   of the child's uid: it binds only an uid of the sandbox's own, i.e. with a root judge). Per call: a wall-clock
-  timeout (the import included), after which the child and everything it started are killed. For the whole
+  timeout (the import included), after which the child and everything it started are killed; per stage, a
+  wall-clock budget for all its calls together (``Limits.stage_budget``, three call timeouts unless set), so that
+  calls that each end just before their timeout still cost one stage at most that. For the whole
   sandbox: the zygote sums the private memory of every process the child started, ten times a second, and kills
   them all beyond ~1.25 x ``memory_mb``, so a fork bomb that allocates cannot multiply the per-process limit.
 - **What the zygote reads from a child's folder** (its output file) is opened without following links, without
@@ -127,12 +129,19 @@ UID_BASE = 60000  # sandbox uids (when the judge is root): UID_BASE + slot
 @dataclass
 class Limits:
     call_timeout: float = 10.0  # wall-clock seconds for one call into learner code (the import included)
+    stage_timeout: float | None = None  # wall-clock seconds for all calls of one stage together (None: 3 calls' worth)
     memory_mb: int = 2048  # address space on top of what the warm worker maps; ~1.25x for the whole sandbox
     cpu_s: int = 60  # CPU seconds for one child
     file_mb: int = 8  # largest file the learner may write (prints included)
     nproc: int = 64  # processes and threads of the sandbox's uid
     max_restarts: int = 2  # fresh children after a crash within one stage (never after a timeout)
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
+
+    @property
+    def stage_budget(self) -> float:
+        """Seconds that one stage's calls may take together, so that calls which each end just before the call
+        timeout cannot make a stage (or a class) last for hours."""
+        return self.stage_timeout if self.stage_timeout is not None else 3 * self.call_timeout
 
     def for_child(self) -> wire.ChildLimits:
         return {

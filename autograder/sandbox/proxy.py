@@ -223,6 +223,7 @@ class StudentProxy:
     key: bytes | None = None
     memo: dict = field(default_factory=dict)  # what this stage's checks share (one output examined by two checks)
     timed_out: str | None = None  # the timeout's message, once a call ran out of time: the stage is over
+    waited: float = 0.0  # wall-clock seconds this stage's calls have taken (its children's, restarts included)
 
     # -- connection ---------------------------------------------------------------------------------------
     def _ensure(self) -> None:
@@ -269,9 +270,11 @@ class StudentProxy:
     def _exchange(self, reqs: list, blob: bytes) -> Generator[tuple[wire.Reply, bytes], None, None]:
         """The replies to ``reqs``, in order, as they are read: one request travels as it is, several in one batch
         frame (:class:`~autograder.runtime.wire.BatchRequest`). Each reply has the call timeout to arrive, counted
-        from when it is asked for, so a call that hangs costs one timeout. After a reply that is not ok no other
-        comes: the caller stops there."""
-        timeout = self._host().limits.call_timeout
+        from when it is asked for, so a call that hangs costs one timeout, and no more than what is left of the
+        stage's budget, so calls that each end just before their timeout cost one budget. After a reply that is
+        not ok no other comes: the caller stops there."""
+        limits = self._host().limits
+        timeout, budget = limits.call_timeout, limits.stage_budget
         sock = self.sock
         if sock is None:
             raise SandboxError("no child to call: _ensure() starts one")
@@ -279,17 +282,22 @@ class StudentProxy:
             req["id"] = secrets.randbits(62)
         started = time.monotonic()
         pending = len(reqs)  # replies the child still owes
+        allowed = timeout
         try:
             sock.settimeout(timeout)
             wire.send_frame(sock, reqs[0] if len(reqs) == 1 else {"op": "batch", "requests": reqs}, blob)
             for i, req in enumerate(reqs):
-                reply, out = wire.recv_frame(
-                    sock,
-                    deadline=started + timeout,
-                    json_limit=wire.REPLY_JSON_LIMIT,
-                    key=self.key,
-                    reply=i == len(reqs) - 1,  # the last reply: nothing may follow it
-                )
+                allowed = min(timeout, budget - self.waited)
+                try:
+                    reply, out = wire.recv_frame(
+                        sock,
+                        deadline=started + allowed,
+                        json_limit=wire.REPLY_JSON_LIMIT,
+                        key=self.key,
+                        reply=i == len(reqs) - 1,  # the last reply: nothing may follow it
+                    )
+                finally:
+                    self.waited += time.monotonic() - started
                 pending = 0 if not reply.get("ok") else pending - 1  # after an error, none follows
                 if reply.get("id") != req["id"]:
                     raise ProtocolViolation("the reply answers another request")
@@ -297,6 +305,12 @@ class StudentProxy:
                 started = time.monotonic()
         except socket.timeout:
             self._drop(kill=True)
+            if allowed < timeout:
+                self.timed_out = f"{budget:g} s for the stage's calls together"
+                raise StudentTimeout(
+                    f"this stage's calls into your code took more than {budget:g} s together (each call may take "
+                    f"{timeout:g} s, the stage {budget:g} s): a slow loop, or waiting on purpose?"
+                ) from None
             self.timed_out = f"{timeout:g} s"
             raise StudentTimeout(
                 f"your code did not finish within {timeout:g} s (an endless loop, or a "
