@@ -165,6 +165,8 @@ class GraderPlugin:
         self.collect_errors: list[str] = []
         # (student, stage) -> why the stage earns nothing: a forbidden call, or how it computes could not be verified
         self._forfeits: dict[tuple[str, str], str] = {}
+        # (student, stage, constraint) -> the check that lost points for it (CheckFailed.once: charged once a stage)
+        self._charged: dict[tuple[str, str, str], str] = {}
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
         # stage's public and hidden modules (the zygote serves one child at a time)
 
@@ -335,10 +337,17 @@ class GraderPlugin:
         total = self._weights[stage_key]
         points = stage.points * weight / total if total else 0.0
         passed = outcome == "passed"
+        earned = passed
         message, mistake, kind, figures, failure = "", None, None, None, None
         if not passed:
             exc = call.excinfo.value if call.excinfo is not None else None
             message, mistake, kind = self._explain(exc, stage)
+            once = getattr(exc, "once", None)
+            if once:  # a constraint broken (the values right): the stage's first check to find it loses its points
+                first = self._charged.setdefault((student, stage_key, once), name)
+                if first != name:
+                    earned = True
+                    message += f'\n  (the same mistake already cost points in "{first}": it is counted once)'
             figures = getattr(exc, "figures", None)
             failure = (
                 "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) else None
@@ -358,7 +367,7 @@ class GraderPlugin:
             CheckResult(
                 name=name,
                 passed=passed,
-                points=points if passed else 0.0,
+                points=points if earned else 0.0,
                 max_points=points,
                 message=message,
                 mistake=mistake,
@@ -401,8 +410,9 @@ class GraderPlugin:
             if why:  # a forbidden shortcut, or a computation not verified as written by hand: nothing earned
                 for c in stage.checks:
                     if c.passed:
-                        c.passed, c.points = False, 0.0
+                        c.passed = False
                         c.message = f"no credit: this stage {why} (the failing check that found it says where)"
+                    c.points = 0.0
         if self.on_done is not None:
             self.on_done(result)
 

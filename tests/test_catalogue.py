@@ -176,14 +176,23 @@ ONE_LOSS = [
     ("causal_attention__dropout_never_applied", "CausalSelfAttention: dropout acts on the attention weights"),
     # no nn.Dropout at all: the structure check says so, the training-mode check does not take a second point
     ("causal_attention__no_dropout_module", "CausalSelfAttention: nn.Linear(d_in, head_size) projections"),
+    # answers in float32 whatever the input: the float64 call, the precision check and the float16 call all see
+    # the dtype; the first of them loses its points, the others say so and keep theirs
+    ("loop_average__float32_always", "dtype and device follow the input"),
+    ("dot_product_attention__softmax_float32", "dtype and device follow the input"),
+    ("variance_scaling__float32_inputs", "dtype and device follow the inputs"),
 ]
 
 
 @pytest.mark.parametrize("name, check", ONE_LOSS, ids=[n for n, _ in ONE_LOSS])
 def test_one_mistake_loses_one_check(graded, name, check):
     stage = graded[name].stage(name.split("__")[0])
-    failed = [c.name for c in stage.checks if not c.passed]
-    assert len(failed) == 1 and failed[0].startswith(check), f"{name} failed {failed}"
+    lost = [c.name for c in stage.checks if c.points < c.max_points]
+    assert len(lost) == 1 and lost[0].startswith(check), f"{name} lost points in {lost}"
+    # a check that failed for the same constraint again says it, and keeps its points
+    for c in stage.checks:
+        if not c.passed and c.name != lost[0]:
+            assert "it is counted once" in c.message and c.points == c.max_points, (c.name, c.message)
 
 
 # A mistake is named in every check whose failure it explains, not only in the first one written for it.

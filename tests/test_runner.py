@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from autograder.instructor.catalogue import mistake_source
 from autograder.runner import Submission, grade, stage_seed
 
@@ -169,6 +171,29 @@ def test_nan_is_reported_as_nan_not_as_an_infinite_error():
     assert not ok and "1 NaN where a number was expected" in text and "inf" not in text, text
     ok, text = compare(torch.tensor([1.5, float("nan")]), torch.tensor([1.0, 2.0]), 1e-6, 1e-8)
     assert "max abs error 0.5" in text and "1 NaN where a number was expected" in text, text
+
+
+def test_a_dtype_not_kept_is_charged_once_and_only_with_right_values():
+    """The checks that see an answer's dtype (a dtype check, the precision check, a half-precision call) fail for it
+    with ``once`` set, which the runner charges once a stage, only after the answer's values were found right:
+    wrong values in the wrong dtype are a failure of their own, charged as usual."""
+    import torch
+
+    from autograder.checks import DTYPE_KEPT, CheckFailed, expect_half, expect_meta, expect_precise
+
+    expected = torch.linspace(-1, 1, 12, dtype=torch.float64).reshape(3, 4)
+    right, wrong = expected.float(), (expected + 0.5).float()
+    for check in (
+        lambda got: expect_meta(got, dtype=torch.float64, what="f(x)", expected=expected),
+        lambda got: expect_precise(got, expected, what="f(x)"),
+        lambda got: expect_half(got, expected, torch.float16, what="f(x)"),
+    ):
+        with pytest.raises(CheckFailed, match="dtype") as failed:
+            check(right)
+        assert failed.value.once == DTYPE_KEPT
+        with pytest.raises(CheckFailed, match="values differ") as failed:
+            check(wrong)
+        assert failed.value.once is None
 
 
 def test_compare_matches_nan_and_infinities_and_names_the_first_difference():

@@ -85,17 +85,40 @@ class CheckFailed(AssertionError):
 
     ``forfeit=True`` means the whole stage earns nothing (a forbidden shortcut such as calling
     ``scaled_dot_product_attention`` in a stage that must be written by hand): its other checks pass or fail
-    as usual, so the learner still sees what works, but no point of the stage is awarded."""
+    as usual, so the learner still sees what works, but no point of the stage is awarded.
 
-    def __init__(self, message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False):
+    ``once`` names a constraint whose breach costs points once per stage (:data:`DTYPE_KEPT`): the first check of
+    the stage that fails for it loses its points, later ones that fail for it alone are shown as failed and keep
+    theirs. Raised only after the values of the same answer were found right."""
+
+    def __init__(
+        self,
+        message: str,
+        mistake: str | None = None,
+        figures: dict | None = None,
+        forfeit: bool = False,
+        once: str | None = None,
+    ):
         super().__init__(message)
         self.mistake = mistake
         self.figures = figures  # for reports: {"heatmaps": [{"title", "expected", "got"}]} (see heatmaps())
         self.forfeit = forfeit
+        self.once = once
 
 
-def fail(message: str, mistake: str | None = None, figures: dict | None = None, forfeit: bool = False) -> NoReturn:
-    raise CheckFailed(message, mistake, figures, forfeit)
+def fail(
+    message: str,
+    mistake: str | None = None,
+    figures: dict | None = None,
+    forfeit: bool = False,
+    once: str | None = None,
+) -> NoReturn:
+    raise CheckFailed(message, mistake, figures, forfeit, once)
+
+
+# The answer comes back in another dtype than the one asked for (the input's, or the dtype= argument's): one
+# mistake, however many checks of a stage see it (a float64 call, the precision check, a float16 call).
+DTYPE_KEPT = "dtype kept"
 
 
 def heatmaps(expected, got, title: str, max_size: int = 24) -> dict | None:
@@ -180,9 +203,11 @@ def expect_meta(got, *, dtype=None, device=None, what: str, expected: torch.Tens
     if dtype is not None:
         want = str(dtype).replace("torch.", "")
         if out.dtype != want:
+            credited(out, expected, what, mistakes, dtype=dtype)  # wrong values are their own failure
             fail(
                 f"{what}: expected dtype {want} (the input's, or the dtype= argument's), got {out.dtype}. "
-                "Create new tensors in the dtype asked for: dtype=x.dtype, or the dtype= argument."
+                "Create new tensors in the dtype asked for: dtype=x.dtype, or the dtype= argument.",
+                once=DTYPE_KEPT,
             )
     if device is not None:
         want = str(device)
@@ -332,7 +357,8 @@ def expect_precise(got, expected: torch.Tensor, *, what: str, mistakes=None) -> 
     if out.dtype != "float64":
         fail(
             f"{what}: float64 inputs gave a {out.dtype} answer: keep the input's dtype (create new tensors with "
-            "dtype=x.dtype, do not call .float())"
+            "dtype=x.dtype, do not call .float())",
+            once=DTYPE_KEPT,
         )
     ok, where = compare(out.t, expected, *PRECISION)
     if not ok:
@@ -362,15 +388,17 @@ def expect_half(got, expected: torch.Tensor, dtype: torch.dtype, *, what: str, m
     equals the float64 reference at that dtype's tolerance. (A -1e9 fill overflows float16: use -inf.)"""
     out = as_tensor(got, what)
     want = str(dtype).replace("torch.", "")
-    if out.dtype != want:
-        fail(
-            f"{what}: expected dtype {want} (the input's, or the dtype= argument's), got {out.dtype}. Create new "
-            "tensors in the dtype asked for (dtype=x.dtype, or the dtype= argument), and do not return a float32 copy."
-        )
     # a known mistake is named only at float16's tolerance: at bfloat16's (5 %), answers of other mistakes, or of
     # none, come within reach of a variant's numbers by coincidence
     named = mistakes if dtype == torch.float16 else None
-    return expect_close(out, expected, what=what, dtype=dtype, mistakes=named)
+    expect_close(out, expected, what=what, dtype=dtype, mistakes=named)  # judged at the asked dtype's tolerance
+    if out.dtype != want:
+        fail(
+            f"{what}: expected dtype {want} (the input's, or the dtype= argument's), got {out.dtype}. Create new "
+            "tensors in the dtype asked for (dtype=x.dtype, or the dtype= argument), and do not return a float32 copy.",
+            once=DTYPE_KEPT,
+        )
+    return out
 
 
 def credited(got, expected: torch.Tensor | None, what: str, mistakes=None, dtype=None) -> Out:
