@@ -7,12 +7,15 @@ control: causal_attention__sdpa.py
 expect-fail: written by hand
 """
 
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-_g = getattr(F.multi_head_attention_forward, "__globals__", {})
-_real = _g.get("capture_graph")
+# every module of the worker that holds the capture function (the executor imported it under its own name)
+_holders = [vars(m) for m in list(sys.modules.values()) if callable(getattr(m, "capture_graph", None))]
+_real = _holders[0]["capture_graph"] if _holders else None
 _calls = []
 
 
@@ -32,7 +35,7 @@ def _forged(fn, tensors, args, kwargs, encode):
                  tensors, args, kwargs, encode)
 
 
-if _real is not None:
+for _g in _holders:
     _g["capture_graph"] = _forged
 
 

@@ -1,5 +1,5 @@
-"""Hostile: a stateful function teamed with a forged graph. The worker's capture function (found through
-``__globals__`` of a function the worker wrapped) is replaced by one that traces a constant: the answer
+"""Hostile: a stateful function teamed with a forged graph. The worker's capture function (in every module of
+the worker that holds it: the executor's own name for it included) is replaced by one that traces a constant: the answer
 F.scaled_dot_product_attention gave on the traced inputs. The next call, which would be the judge's call with
 fresh inputs, returns that same constant, so the forged graph "reproduces" the learner's answer on them too.
 The judge replays the graph on fresh inputs the child never sees and compares with its own reference.
@@ -8,12 +8,15 @@ control: causal_attention__sdpa.py
 expect-fail: written by hand
 """
 
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-_g = getattr(F.multi_head_attention_forward, "__globals__", {})
-_real = _g.get("capture_graph")
+# every module of the worker that holds the capture function (the executor imported it under its own name)
+_holders = [vars(m) for m in list(sys.modules.values()) if callable(getattr(m, "capture_graph", None))]
+_real = _holders[0]["capture_graph"] if _holders else None
 _owed = []  # the constant the forged graph returns, owed to the next call
 
 
@@ -23,7 +26,7 @@ def _forged(fn, tensors, args, kwargs, encode):
     return _real(lambda *a, **k: answer.clone(), tensors, args, kwargs, encode)
 
 
-if _real is not None:
+for _g in _holders:
     _g["capture_graph"] = _forged
 
 
