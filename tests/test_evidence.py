@@ -236,6 +236,28 @@ def test_ops_whose_cost_no_bound_sees_are_refused_before_they_run():
             [a],
         ),
     }
+    big = torch.ones(2048, 2048, dtype=torch.float16)
+    cases |= {
+        # linear is made of a matrix product: its work is bounded as the product's, half precision included
+        "linear does more work": (
+            {"op": "call", "target": "aten.linear.default", "args": [{"ref": 0}, {"ref": 0}]},
+            [big],
+        ),
+        # every index size within the bound, but 4,096 operands contracted one after the other
+        "einsum does more work than": (
+            {
+                "op": "call",
+                "target": "aten.einsum.default",
+                "args": [",".join(["ab"] * 4096) + "->", {"list": [{"ref": 0}] * 4096}],
+            },
+            [torch.ones(2048, 2048)],
+        ),
+        # a float16 einsum: the half-precision bound, as for a matrix product
+        "einsum does more work than the": (
+            {"op": "call", "target": "aten.einsum.default", "args": ["ij,jk->ik", {"list": [{"ref": 0}, {"ref": 0}]}]},
+            [big],
+        ),
+    }
     for why, (node, inputs) in cases.items():
         data = _calls({"kwargs": {}, **node})
         with pytest.raises(evidence.Unverifiable, match=why):
@@ -443,14 +465,24 @@ def test_the_multiplications_are_counted_however_the_queries_meet_the_keys():
     def twice(q, k):
         return (q @ k.T).amax(-1, keepdim=True) + q @ k.T
 
+    def einsum(q, k):
+        return torch.einsum("qd,kd->qk", q, k)
+
+    def linear(q, k):
+        return torch.nn.functional.linear(q, k)
+
+    def tensordot(q, k):  # made of other ops: its matrix product is counted inside it
+        return torch.tensordot(q, k, dims=([1], [1]))
+
     q, k = torch.randn(3, 4, dtype=torch.float64), torch.randn(5, 4, dtype=torch.float64)
     products = {}
-    for fn in (matmul, broadcast, twice):
+    for fn in (matmul, broadcast, twice, einsum, linear, tensordot):
         made: list = []
         assert torch.allclose(evidence.replay(evidence.parse(*_trace(fn, q, k)), [q, k], sizes=made), fn(q, k))
         products[fn.__name__] = evidence.measure(made)["products"]
-    assert products["matmul"] == products["broadcast"] == 3 * 5 * 4
     assert products["twice"] == 2 * 3 * 5 * 4
+    for name in ("matmul", "broadcast", "einsum", "linear", "tensordot"):
+        assert products[name] == 3 * 5 * 4, (name, products[name])
 
 
 CACHE = """
@@ -708,3 +740,14 @@ def test_ops_whose_work_no_bound_sees_are_not_replayed():
     assert evidence.replay(graph, [big]).shape == (300, 300)
     with pytest.raises(evidence.Unverifiable, match="more work"):
         evidence.replay(graph, [big.half()])
+
+
+def test_a_replay_past_its_cpu_time_after_its_last_op_is_not_evidence(monkeypatch):
+    """The CPU deadline is checked after the last op too: one costly op placed at the end of a graph (where no
+    next op would stop the replay) makes the graph unverifiable, as it would anywhere else."""
+    node = {"op": "call", "target": "aten.mul.Tensor", "args": [{"ref": 0}, 2.0], "kwargs": {}}
+    graph = evidence.parse(_calls(node), b"")
+    clock = iter([0.0, 0.0, 0.0, evidence.REPLAY_CPU_S + 1])  # the deadline, the two nodes' checks, then the end
+    monkeypatch.setattr(evidence.time, "thread_time", lambda: next(clock))
+    with pytest.raises(evidence.Unverifiable, match="s of CPU to replay"):
+        evidence.replay(graph, [torch.ones(3)])

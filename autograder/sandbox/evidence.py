@@ -123,9 +123,34 @@ OP_WORK_LIMIT = 1 << 31  # multiply-adds one einsum or matrix product may do
 HALF_WORK_LIMIT = 1 << 24
 
 
+def _einsum_work(equation, operands) -> int:
+    """An upper bound of the multiply-adds ``einsum(equation, operands)`` does: operands are contracted two at a
+    time, each contraction at most every index size multiplied (exactly that for two operands)."""
+    if not isinstance(equation, str) or not isinstance(operands, (list, tuple)):
+        return 0
+    sizes: dict[str, int] = {}
+    for spec, t in zip(equation.split("->")[0].split(","), operands):
+        if isinstance(t, torch.Tensor):
+            letters = spec.replace("...", "").replace(" ", "")
+            ellipsis = t.dim() - len(letters)
+            for j, letter in enumerate(letters):
+                if 0 <= ellipsis + j < t.dim():
+                    sizes[letter] = max(sizes.get(letter, 1), t.shape[ellipsis + j])
+            for j in range(max(ellipsis, 0) if "..." in spec else 0):
+                sizes[f"...{j}"] = max(sizes.get(f"...{j}", 1), t.shape[j])
+    return math.prod(sizes.values()) * max(len(operands) - 1, 1)
+
+
 def _matrix_product_work(name: str, args: list) -> int:
-    """The multiply-adds a matrix product (mm, bmm, matmul, addmm, ...) is about to do, from its operands' shapes
-    (0 for another op, or operands it will refuse)."""
+    """The multiply-adds a matrix product (mm, bmm, matmul, addmm, linear, einsum, ...) is about to do, from its
+    operands' shapes (0 for another op, or operands it will refuse)."""
+    if name == "einsum":
+        return _einsum_work(*(args + [None, None])[:2])
+    if name == "linear":  # input @ weight.T (+ bias): made of a matrix product the guard would not see inside it
+        x, w = (args + [None, None])[:2]
+        if not (isinstance(x, torch.Tensor) and isinstance(w, torch.Tensor)) or w.dim() not in (1, 2):
+            return 0
+        return x.numel() * (w.shape[0] if w.dim() == 2 else 1)
     where = _MATRIX_PRODUCTS.get(name)
     if where is None or len(args) < where + 2:
         return 0
@@ -150,22 +175,9 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
     the judge."""
     work = _matrix_product_work(name, args)
     if work:
-        halves = any(isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16) for t in args)
-        if work > (HALF_WORK_LIMIT if halves else OP_WORK_LIMIT):
+        operands = list(args[1]) if name == "einsum" else args
+        if work > (HALF_WORK_LIMIT if _halves(operands) else OP_WORK_LIMIT):
             raise Unverifiable(f"the graph's {name} does more work than the autograder replays")
-    elif name == "einsum" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], (list, tuple)):
-        sizes: dict[str, int] = {}
-        for spec, t in zip(args[0].split("->")[0].split(","), args[1]):
-            if isinstance(t, torch.Tensor):
-                letters = spec.replace("...", "").replace(" ", "")
-                ellipsis = t.dim() - len(letters)
-                for j, letter in enumerate(letters):
-                    if 0 <= ellipsis + j < t.dim():
-                        sizes[letter] = max(sizes.get(letter, 1), t.shape[ellipsis + j])
-                for j in range(max(ellipsis, 0) if "..." in spec else 0):
-                    sizes[f"...{j}"] = max(sizes.get(f"...{j}", 1), t.shape[j])
-        if math.prod(sizes.values()) > OP_WORK_LIMIT:
-            raise Unverifiable("the graph's einsum does more work than the autograder replays")
     elif name in ("div", "floor_divide") and (kwargs.get("rounding_mode") is not None or name == "floor_divide"):
         a, b = (args + [None, None])[:2]
         b = kwargs.get("other", b)
@@ -174,6 +186,10 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
             divisor_minus_one = (b == -1) if isinstance(b, torch.Tensor) else torch.tensor(b == -1)
             if bool(((a == smallest) & divisor_minus_one).any()):
                 raise Unverifiable("the graph divides the smallest integer by -1, which overflows")
+
+
+def _halves(args: list) -> bool:
+    return any(isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16) for t in args)
 
 
 class Unverifiable(ValueError):
@@ -476,8 +492,16 @@ class _InnerOps(torch.utils._python_dispatch.TorchDispatchMode):
             raise Unverifiable(
                 f"the graph's {func._overloadpacket.__name__} runs {func.name()}, which the autograder does not replay"
             )
-        _guard(func._overloadpacket.__name__.rstrip("_"), list(args), kwargs or {})
-        return func(*args, **(kwargs or {}))
+        name = func._overloadpacket.__name__.rstrip("_")
+        _guard(name, list(args), kwargs or {})
+        value = func(*args, **(kwargs or {}))
+        results = [t for t in (value if isinstance(value, (tuple, list)) else (value,)) if isinstance(t, torch.Tensor)]
+        _INNER_PRODUCTS[0] += _products(name, list(args), results)
+        return value
+
+
+# the multiplications of the ops an op made of other ops ran (tensordot's mm, ...), summed by :class:`_InnerOps`
+_INNER_PRODUCTS = [0]
 
 
 # ───────────────────────────── replaying it ─────────────────────────────
@@ -640,7 +664,7 @@ def _products(target: str, args: list, results: list) -> int:
     ``addcdiv``), 0 for any other op. How the queries meet the keys does not change the count: ``q @ k.T`` and
     ``(q[:, None] * k[None]).sum(-1)`` both do T_q x T_k x hs."""
     name = _packet(target)
-    if name in _MATRIX_PRODUCTS:
+    if name in _MATRIX_PRODUCTS or name in ("linear", "einsum"):
         return _matrix_product_work(name, args)
     if name in _ELEMENTWISE_PRODUCTS:
         return sum(t.numel() for t in results if isinstance(t, torch.Tensor))
@@ -711,6 +735,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
                     before = tuple((t, t._version) for t in flatten_tensors((args, kwargs)))
                 try:
                     _guard(_packet(node["target"]), args, kwargs)
+                    _INNER_PRODUCTS[0] = 0
                     value = ops[i](*args, **kwargs)
                 except Unverifiable:
                     raise
@@ -741,7 +766,7 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
             else:
                 needs = frozenset()
             depends.append(needs)
-            products = _products(node["target"], args, results) if op == "call" else 0
+            products = _products(node["target"], args, results) + _INNER_PRODUCTS[0] if op == "call" else 0
             for t in results:  # every storage's size (an input's too: it may be written in place)
                 storage_elements = t.untyped_storage().nbytes() // max(t.element_size(), 1)
                 effects.elements[_storage(t)] = storage_elements
@@ -759,6 +784,8 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
         if total > TOTAL_ELEMENT_LIMIT:
             raise Unverifiable("the graph makes more tensor elements than the autograder replays")
         env.append(value)
+    if time.thread_time() > deadline:  # the last op too: a costly op placed at the end is not evidence either
+        raise Unverifiable(f"the graph takes more than {REPLAY_CPU_S:g} s of CPU to replay")
     return _value(graph.output, env, device)
 
 
