@@ -20,7 +20,7 @@ from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionL
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
-MISSING_SCALE = "missing scale (not divided by sqrt(d_k))"
+MISSING_SCALE = "missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))"
 SCALE_NO_SQRT = "scaled by d_k instead of sqrt(d_k)"
 SCALE_D_IN = "scaled by sqrt(d_in) instead of sqrt(d_out)"
 SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
