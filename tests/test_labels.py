@@ -79,6 +79,12 @@ NEAR_MISSES = {
         pad.NAN_ROWS,
     ),
     "keys from x where the context is x": ("cross_attention", (QKV[0], QKV[0], _state(), 3), {}, pad.KEYS_FROM_X),
+    "scores floor-divided with one step (T = 1)": (
+        "masked_attention",
+        (fixed(2, 1, 4, seed=1), fixed(2, 1, 4, seed=2), fixed(2, 1, 4, seed=3)),
+        {},
+        m.FLOOR_DIVIDED,
+    ),
 }
 # stages 10 and 11 drop a known mistake from the candidates wherever it changes nothing (oracles.distinct): on
 # these inputs the name is not even a candidate, while on the second input it is
