@@ -79,6 +79,12 @@ NEAR_MISSES = {
         pad.NAN_ROWS,
     ),
     "keys from x where the context is x": ("cross_attention", (QKV[0], QKV[0], _state(), 3), {}, pad.KEYS_FROM_X),
+    "keys and queries swapped where the scores are symmetric (q == k)": (
+        "causal_attention",
+        (QKV[0], QKV[0], QKV[2]),
+        {},
+        m.QK_SWAPPED,
+    ),
     "scores floor-divided with one step (T = 1)": (
         "masked_attention",
         (fixed(2, 1, 4, seed=1), fixed(2, 1, 4, seed=2), fixed(2, 1, 4, seed=3)),

@@ -33,6 +33,10 @@ SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
 SCALE_HS_FROM_D_IN = "head size taken from d_in (scaled by sqrt(d_in // n_heads) instead of sqrt(d_out // n_heads))"
 FLOOR_DIVIDED = "scores floor-divided by the scale (// rounds every scaled score down to a whole number): divide with /"
+QK_SWAPPED = (
+    "keys and queries swapped (k @ q^T is the scores transposed: row t holds key t against every query); "
+    "use q @ k.transpose(-2, -1)"
+)
 SOFTMAX_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"
 SOFTMAX_OVER_HEADS = "softmax over the heads (dim=1) instead of the keys (dim=-1)"
 SCALE_AFTER_SOFTMAX = "scale applied after the softmax (the weights divided by sqrt(d_k): rows no longer sum to 1)"

@@ -54,6 +54,8 @@ def variants() -> dict:
         m.SOFTMAX_DIM: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), dim=-2),
         m.SCALE_AFTER_SOFTMAX: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale_after=True),
         m.FLOOR_DIVIDED: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), floor=True),
+        # k @ q^T is (T_k, T_q): where T_q != T_k the mask does not fit and the variant does not apply
+        m.QK_SWAPPED: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), swapped=True),
     }
 
 

@@ -121,6 +121,7 @@ MISTAKES = {
             m.SOFTMAX_OVER_HEADS: lambda x, s, nh: _mha(x, s, nh, dim=1),
             m.SCALE_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, scale_after=True),
             m.FLOOR_DIVIDED: lambda x, s, nh: _mha(x, s, nh, floor=True),
+            m.QK_SWAPPED: lambda x, s, nh: _mha(x, s, nh, swapped=True),
             m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),
         },
         lambda x, s, nh, diagonal: _mha(x, s, nh, allowed=allowed(x.shape[-2], x.shape[-2], diagonal)),

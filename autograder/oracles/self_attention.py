@@ -28,13 +28,14 @@ def attend(
     mask_after=False,
     scale_after=False,
     floor=False,
+    swapped=False,
 ):
     """softmax(q k^T / scale) v, with an optional (T_q, T_k) bool pattern of the pairs that may attend.
 
     The keyword arguments exist to write the known mistakes as small changes of the same code: ``floor``, the
-    scores floor-divided (``scores // scale``)."""
+    scores floor-divided (``scores // scale``); ``swapped``, the scores of ``k @ q^T`` (their transpose)."""
     divisor = math.sqrt(k.shape[-1]) if scale is None else scale
-    scores = q @ k.transpose(-2, -1)
+    scores = k @ q.transpose(-2, -1) if swapped else q @ k.transpose(-2, -1)
     if not scale_after:
         scores = torch.div(scores, divisor, rounding_mode="floor") if floor else scores / divisor
     if allowed is not None and not mask_after:
@@ -124,6 +125,8 @@ def _variants(project):
         m.SOFTMAX_DIM: run(dim=-2),
         m.SCALE_AFTER_SOFTMAX: run(scale_after=True),
         m.FLOOR_DIVIDED: run(floor=True),
+        # with W_query == W_key the scores are symmetric and the swap changes nothing (then it is not named)
+        m.QK_SWAPPED: run(swapped=True),
         m.MASK_IN_STAGE_6: lambda x, state: attend(*project(x, state), allowed=causal(x.shape[-2])),
     }
 
