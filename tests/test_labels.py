@@ -85,6 +85,12 @@ NEAR_MISSES = {
         {},
         m.QK_SWAPPED,
     ),
+    "scores multiplied by sqrt(d_k) where d_k == 1": (
+        "causal_attention",
+        (fixed(2, 5, 1, seed=1), fixed(2, 5, 1, seed=2), fixed(2, 5, 3, seed=3)),
+        {},
+        m.SCALE_TIMES,
+    ),
     "scores floor-divided with one step (T = 1)": (
         "masked_attention",
         (fixed(2, 1, 4, seed=1), fixed(2, 1, 4, seed=2), fixed(2, 1, 4, seed=3)),

@@ -120,6 +120,7 @@ MISTAKES = {
             # (B, nh, T, T) scores: dim=1 is the heads (NaN where every head hides a key, as the learner's)
             m.SOFTMAX_OVER_HEADS: lambda x, s, nh: _mha(x, s, nh, dim=1),
             m.SCALE_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, scale_after=True),
+            m.SCALE_TIMES: lambda x, s, nh: _mha(x, s, nh, times=True),
             m.FLOOR_DIVIDED: lambda x, s, nh: _mha(x, s, nh, floor=True),
             m.QK_SWAPPED: lambda x, s, nh: _mha(x, s, nh, swapped=True),
             m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),

@@ -163,6 +163,9 @@ def _attention_variants() -> dict:
         a.SCALE_NO_SQRT: lambda q, k, v, mask=None, causal=False: attend(
             q, k, v, mask, bool(causal), scale=q.shape[-1]
         ),
+        a.SCALE_TIMES: lambda q, k, v, mask=None, causal=False: attend(
+            q, k, v, mask, bool(causal), scale=1.0 / math.sqrt(q.shape[-1])
+        ),
         a.FLOOR_DIVIDED: run(floor=True),
     }
 
@@ -199,6 +202,9 @@ def _cross_variants() -> dict:
         ),
         a.SCALE_HS_NO_SQRT: lambda x, c, s, nh, mask=None: cross_attention(
             x, c, s, nh, mask, scale=d_out(s) // int(nh)
+        ),
+        a.SCALE_TIMES: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=1.0 / math.sqrt(d_out(s) // int(nh))
         ),
         a.FLOOR_DIVIDED: run(floor=True),
     }
