@@ -79,6 +79,13 @@ NEAR_MISSES = {
         pad.NAN_ROWS,
     ),
     "keys from x where the context is x": ("cross_attention", (QKV[0], QKV[0], _state(), 3), {}, pad.KEYS_FROM_X),
+    # the scale and score slips of stages 6 to 9, on inputs where they change nothing
+    "scale by sqrt(d_out) / n_heads with one head": (
+        "multi_head_attention",
+        (fixed(2, 5, 4, seed=9), _state(), 1),
+        {},
+        m.SCALE_D_OUT_OVER_HEADS,
+    ),
     "keys and queries swapped where the scores are symmetric (q == k)": (
         "causal_attention",
         (QKV[0], QKV[0], QKV[2]),

@@ -28,6 +28,11 @@ SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
 SCALE_STEPS = "scaled by the square root of the sequence length (T, or context_length) instead of sqrt(d_k)"
 SCALE_HS_V = "scaled by sqrt(hs_v) (the value size) instead of sqrt(hs)"
 SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
+SCALE_D_OUT_OVER_HEADS = (
+    "scaled by sqrt(d_out) / n_heads instead of sqrt(d_out / n_heads) (the head size's square root: "
+    "divide inside the sqrt)"
+)
+SCALE_D_OUT_TIMES_HEADS = "scaled by sqrt(d_out) * n_heads (scores / sqrt(d_out) / n_heads) instead of sqrt(head_size)"
 SCALE_HS_NO_SQRT = "scaled by head_size instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"

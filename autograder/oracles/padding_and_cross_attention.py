@@ -203,6 +203,10 @@ def _cross_variants() -> dict:
         a.SCALE_HS_NO_SQRT: lambda x, c, s, nh, mask=None: cross_attention(
             x, c, s, nh, mask, scale=d_out(s) // int(nh)
         ),
+        # one head: the right answer; head_size == n_heads: the numbers of no scale (then none is named)
+        a.SCALE_D_OUT_OVER_HEADS: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=math.sqrt(d_out(s)) / int(nh)
+        ),
         a.SCALE_TIMES: lambda x, c, s, nh, mask=None: cross_attention(
             x, c, s, nh, mask, scale=1.0 / math.sqrt(d_out(s) // int(nh))
         ),
