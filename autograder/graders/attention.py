@@ -33,6 +33,7 @@ SCALE_D_OUT_OVER_HEADS = (
     "divide inside the sqrt)"
 )
 SCALE_D_OUT_TIMES_HEADS = "scaled by sqrt(d_out) * n_heads (scores / sqrt(d_out) / n_heads) instead of sqrt(head_size)"
+SCALE_BLOCK = "scaled by sqrt(block_size) instead of sqrt(hs)"
 SCALE_HS_NO_SQRT = "scaled by head_size instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
