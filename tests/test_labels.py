@@ -79,6 +79,31 @@ NEAR_MISSES = {
         pad.NAN_ROWS,
     ),
     "keys from x where the context is x": ("cross_attention", (QKV[0], QKV[0], _state(), 3), {}, pad.KEYS_FROM_X),
+    # the scale and score slips of stages 6 to 9, on inputs where they change nothing
+    "scale by sqrt(d_out) / n_heads with one head": (
+        "multi_head_attention",
+        (fixed(2, 5, 4, seed=9), _state(), 1),
+        {},
+        m.SCALE_D_OUT_OVER_HEADS,
+    ),
+    "keys and queries swapped where the scores are symmetric (q == k)": (
+        "causal_attention",
+        (QKV[0], QKV[0], QKV[2]),
+        {},
+        m.QK_SWAPPED,
+    ),
+    "scores multiplied by sqrt(d_k) where d_k == 1": (
+        "causal_attention",
+        (fixed(2, 5, 1, seed=1), fixed(2, 5, 1, seed=2), fixed(2, 5, 3, seed=3)),
+        {},
+        m.SCALE_TIMES,
+    ),
+    "scores floor-divided with one step (T = 1)": (
+        "masked_attention",
+        (fixed(2, 1, 4, seed=1), fixed(2, 1, 4, seed=2), fixed(2, 1, 4, seed=3)),
+        {},
+        m.FLOOR_DIVIDED,
+    ),
 }
 # stages 10 and 11 drop a known mistake from the candidates wherever it changes nothing (oracles.distinct): on
 # these inputs the name is not even a candidate, while on the second input it is

@@ -20,7 +20,7 @@ from autograder.sandbox.errors import MissingName, StudentCodeError, SubmissionL
 
 # ───────────────────────────── mistake names (the oracles use the same strings) ─────────────────────────────
 
-MISSING_SCALE = "missing scale (not divided by sqrt(d_k))"
+MISSING_SCALE = "missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))"
 SCALE_NO_SQRT = "scaled by d_k instead of sqrt(d_k)"
 SCALE_D_IN = "scaled by sqrt(d_in) instead of sqrt(d_out)"
 SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
@@ -28,10 +28,22 @@ SCALE_T = "scaled by sqrt(T) instead of sqrt(d_k)"
 SCALE_STEPS = "scaled by the square root of the sequence length (T, or context_length) instead of sqrt(d_k)"
 SCALE_HS_V = "scaled by sqrt(hs_v) (the value size) instead of sqrt(hs)"
 SCALE_D_OUT = "scaled by sqrt(d_out) instead of sqrt(head_size)"
+SCALE_D_OUT_OVER_HEADS = (
+    "scaled by sqrt(d_out) / n_heads instead of sqrt(d_out / n_heads) (the head size's square root: "
+    "divide inside the sqrt)"
+)
+SCALE_D_OUT_TIMES_HEADS = "scaled by sqrt(d_out) * n_heads (scores / sqrt(d_out) / n_heads) instead of sqrt(head_size)"
+SCALE_BLOCK = "scaled by sqrt(block_size) instead of sqrt(hs)"
 SCALE_HS_NO_SQRT = "scaled by head_size instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
 SCALE_HS_FROM_D_IN = "head size taken from d_in (scaled by sqrt(d_in // n_heads) instead of sqrt(d_out // n_heads))"
+SCALE_TIMES = "multiplied by sqrt(d_k) instead of divided"  # stage 5's words (variance_scaling.TIMES)
+FLOOR_DIVIDED = "scores floor-divided by the scale (// rounds every scaled score down to a whole number): divide with /"
+QK_SWAPPED = (
+    "keys and queries swapped (k @ q^T is the scores transposed: row t holds key t against every query); "
+    "use q @ k.transpose(-2, -1)"
+)
 SOFTMAX_DIM = "softmax over the wrong dim (columns sum to 1, not rows)"
 SOFTMAX_OVER_HEADS = "softmax over the heads (dim=1) instead of the keys (dim=-1)"
 SCALE_AFTER_SOFTMAX = "scale applied after the softmax (the weights divided by sqrt(d_k): rows no longer sum to 1)"

@@ -43,6 +43,18 @@ def rand_int_except(rng: torch.Generator, lo: int, hi: int, avoid) -> int:
     return choices[rand_int(rng, 0, len(choices) - 1)]
 
 
+def rand_head_size(rng: torch.Generator, n_heads: int, lo: int, hi: int) -> int:
+    """A random head size from lo to hi for ``n_heads`` heads (more than one) at which the scale mistakes of a
+    multi-head attention give numbers of their own: not n_heads (sqrt(d_out) / n_heads would be 1, no scale's),
+    not n_heads ** 2 (sqrt(d_out) / n_heads would be sqrt(n_heads)) and not sqrt(n_heads) (sqrt(d_out) / n_heads
+    would be 1 / sqrt(head_size), a multiplication by sqrt(head_size)). With one head it is any of lo..hi."""
+    if n_heads == 1:
+        return rand_int(rng, lo, hi)
+    return rand_int_except(
+        rng, lo, hi, {n_heads, n_heads * n_heads} | {h for h in range(lo, hi + 1) if h * h == n_heads}
+    )
+
+
 def rounded(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """``x`` rounded to ``dtype`` and widened back to float64: the numbers a learner called in ``dtype`` receives,
     so that the float64 reference is computed from exactly them."""

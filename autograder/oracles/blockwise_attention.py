@@ -140,6 +140,9 @@ MISTAKES = {
             a.SCALE_HS_V: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=math.sqrt(v.shape[-1])),
             # the scale applied twice (to q and again to the scores) is a division by hs
             a.SCALE_NO_SQRT: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=q.shape[-1]),
+            a.SCALE_TIMES: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=1.0 / math.sqrt(q.shape[-1])),
+            # where block_size equals hs the answer is right, where it equals T_k or hs_v that scale's (none named)
+            a.SCALE_BLOCK: lambda q, k, v, n, c=False: _plain(q, k, v, c, scale=math.sqrt(n)),
             a.OFF_BY_ONE_HIDDEN: _diagonal_hidden,
         },
     ),

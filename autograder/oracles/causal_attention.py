@@ -53,6 +53,10 @@ def variants() -> dict:
         m.SCALE_T: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale=math.sqrt(q.shape[-2])),
         m.SOFTMAX_DIM: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), dim=-2),
         m.SCALE_AFTER_SOFTMAX: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), scale_after=True),
+        m.SCALE_TIMES: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), times=True),
+        m.FLOOR_DIVIDED: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), floor=True),
+        # k @ q^T is (T_k, T_q): where T_q != T_k the mask does not fit and the variant does not apply
+        m.QK_SWAPPED: lambda q, k, v: attend(q, k, v, allowed=mask(q, k), swapped=True),
     }
 
 

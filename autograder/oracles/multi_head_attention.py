@@ -101,6 +101,10 @@ MISTAKES = {
             m.INTERLEAVED_HEADS: lambda x, s, nh: _mha(x, s, nh, split=_split_interleaved, merge=_merge_interleaved),
             m.MISSING_OUT_PROJ: lambda x, s, nh: _mha(x, s, nh, out_proj=False),
             m.SCALE_D_OUT: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s))),
+            # one head: the right answer; head_size == n_heads: the numbers of no scale (then none is named)
+            m.SCALE_D_OUT_OVER_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s)) / nh),
+            # head_size == n_heads ** 3: the numbers of a scale by head_size (then neither is named)
+            m.SCALE_D_OUT_TIMES_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(_d_out(s)) * nh),
             # where d_in == d_out the two give the same numbers, and neither is named
             m.SCALE_D_IN_HEADS: lambda x, s, nh: _mha(x, s, nh, scale=math.sqrt(s["W_query.weight"].shape[1])),
             # where d_in // n_heads is 1, n_heads or another scale's size, the numbers are that mistake's (none is named)
@@ -120,6 +124,9 @@ MISTAKES = {
             # (B, nh, T, T) scores: dim=1 is the heads (NaN where every head hides a key, as the learner's)
             m.SOFTMAX_OVER_HEADS: lambda x, s, nh: _mha(x, s, nh, dim=1),
             m.SCALE_AFTER_SOFTMAX: lambda x, s, nh: _mha(x, s, nh, scale_after=True),
+            m.SCALE_TIMES: lambda x, s, nh: _mha(x, s, nh, times=True),
+            m.FLOOR_DIVIDED: lambda x, s, nh: _mha(x, s, nh, floor=True),
+            m.QK_SWAPPED: lambda x, s, nh: _mha(x, s, nh, swapped=True),
             m.BIAS_NOT_ADDED: lambda x, s, nh: _mha(x, without_biases(s), nh),
         },
         lambda x, s, nh, diagonal: _mha(x, s, nh, allowed=allowed(x.shape[-2], x.shape[-2], diagonal)),

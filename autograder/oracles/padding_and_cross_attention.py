@@ -38,11 +38,14 @@ def attend(
     upper=False,
     softmax_dim=-1,
     over_heads=False,
+    floor=False,
 ):
     """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
     hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
     T_q, T_k = q.shape[-2], k.shape[-2]
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if scale is None else scale)
+    scores = q @ k.transpose(-2, -1)
+    divisor = math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = torch.div(scores, divisor, rounding_mode="floor") if floor else scores / divisor
     in_time = torch.ones(T_q, T_k, dtype=torch.bool)  # the causal part
     if causal:
         offset = (T_k - T_q if bottom_right else 0) + diagonal
@@ -160,6 +163,10 @@ def _attention_variants() -> dict:
         a.SCALE_NO_SQRT: lambda q, k, v, mask=None, causal=False: attend(
             q, k, v, mask, bool(causal), scale=q.shape[-1]
         ),
+        a.SCALE_TIMES: lambda q, k, v, mask=None, causal=False: attend(
+            q, k, v, mask, bool(causal), scale=1.0 / math.sqrt(q.shape[-1])
+        ),
+        a.FLOOR_DIVIDED: run(floor=True),
     }
 
 
@@ -196,6 +203,14 @@ def _cross_variants() -> dict:
         a.SCALE_HS_NO_SQRT: lambda x, c, s, nh, mask=None: cross_attention(
             x, c, s, nh, mask, scale=d_out(s) // int(nh)
         ),
+        # one head: the right answer; head_size == n_heads: the numbers of no scale (then none is named)
+        a.SCALE_D_OUT_OVER_HEADS: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=math.sqrt(d_out(s)) / int(nh)
+        ),
+        a.SCALE_TIMES: lambda x, c, s, nh, mask=None: cross_attention(
+            x, c, s, nh, mask, scale=1.0 / math.sqrt(d_out(s) // int(nh))
+        ),
+        a.FLOOR_DIVIDED: run(floor=True),
     }
 
 

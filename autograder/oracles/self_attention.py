@@ -16,14 +16,31 @@ from autograder.graders import attention as m
 QKV = ("W_query", "W_key", "W_value")
 
 
-def attend(q, k, v, *, scale=None, dim=-1, allowed=None, fill=float("-inf"), mask_after=False, scale_after=False):
+def attend(
+    q,
+    k,
+    v,
+    *,
+    scale=None,
+    dim=-1,
+    allowed=None,
+    fill=float("-inf"),
+    mask_after=False,
+    scale_after=False,
+    floor=False,
+    swapped=False,
+    times=False,
+):
     """softmax(q k^T / scale) v, with an optional (T_q, T_k) bool pattern of the pairs that may attend.
 
-    The keyword arguments exist to write the known mistakes as small changes of the same code."""
+    The keyword arguments exist to write the known mistakes as small changes of the same code: ``floor``, the
+    scores floor-divided (``scores // scale``); ``swapped``, the scores of ``k @ q^T`` (their transpose);
+    ``times``, the scores multiplied by the scale instead of divided."""
     divisor = math.sqrt(k.shape[-1]) if scale is None else scale
-    scores = q @ k.transpose(-2, -1)
+    divisor = 1.0 / divisor if times else divisor
+    scores = k @ q.transpose(-2, -1) if swapped else q @ k.transpose(-2, -1)
     if not scale_after:
-        scores = scores / divisor
+        scores = torch.div(scores, divisor, rounding_mode="floor") if floor else scores / divisor
     if allowed is not None and not mask_after:
         scores = scores.masked_fill(~allowed, fill)
     weights = torch.softmax(scores, dim=dim)
@@ -110,6 +127,10 @@ def _variants(project):
         m.SCALE_T: lambda x, state: attend(*project(x, state), scale=math.sqrt(x.shape[-2])),
         m.SOFTMAX_DIM: run(dim=-2),
         m.SCALE_AFTER_SOFTMAX: run(scale_after=True),
+        m.SCALE_TIMES: run(times=True),
+        m.FLOOR_DIVIDED: run(floor=True),
+        # with W_query == W_key the scores are symmetric and the swap changes nothing (then it is not named)
+        m.QK_SWAPPED: run(swapped=True),
         m.MASK_IN_STAGE_6: lambda x, state: attend(*project(x, state), allowed=causal(x.shape[-2])),
     }
 

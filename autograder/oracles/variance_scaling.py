@@ -8,7 +8,7 @@ import math
 
 import torch
 
-NO_SCALE = "missing scale (not divided by sqrt(d_k))"
+NO_SCALE = "missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))"
 BY_DK = "divided by d_k instead of sqrt(d_k)"
 BY_SQRT_T = "divided by sqrt(T) instead of sqrt(d_k)"
 BY_SQRT_TK = "divided by sqrt(T_k) instead of sqrt(d_k)"

@@ -1,4 +1,4 @@
-"""MISTAKE: missing scale (not divided by sqrt(d_k))
+"""MISTAKE: missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))
 
 A copy of the stage 5 solution with one bug: the scores are not scaled at all.
 """

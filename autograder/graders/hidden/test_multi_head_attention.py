@@ -11,7 +11,7 @@ from autograder.graders.attention import (
     explained,
     random_linear_weights,
 )
-from autograder.graders.inputs import randn, rounded, rand_int
+from autograder.graders.inputs import randn, rounded, rand_head_size, rand_int
 from autograder.graders.public.test_multi_head_attention import layers, module, torch_mha
 
 STAGE = "multi_head_attention"
@@ -56,8 +56,9 @@ def test_random_mha(student, rng):
         # and the recorded call (nh = 2) T >= 4: an answer right by coincidence there (a wrong scale at T = 2) would
         # be replayed against the reference on other inputs and fail as unverifiable
         T = rand_int(rng, {1: 1, 2: 4}.get(nh, 2), L)
-        d_in, d_out = rand_int(rng, 2, 6), nh * rand_int(rng, 2, 3)
-        d_in += d_in == d_out // nh  # a head size >= 2, never d_in: every scale mistake shows whatever the draw
+        # a head size >= 2, never d_in (nor n_heads, see rand_head_size): every scale mistake shows whatever the draw
+        d_in, d_out = rand_int(rng, 2, 6), nh * rand_head_size(rng, nh, 2, 3)
+        d_in += d_in == d_out // nh
         handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
         x = randn(rng, 2, T, d_in)
         what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
@@ -79,7 +80,7 @@ def test_random_mha(student, rng):
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
 def test_random_torch_mha(student, rng):
     nh = (2, 4)[rand_int(rng, 0, 1)]  # several heads: with one, how heads are split and merged cannot show
-    d = nh * rand_int(rng, 3, 4) if nh == 2 else nh * rand_int(rng, 2, 3)  # head size >= 2 and != n_heads
+    d = nh * rand_head_size(rng, nh, 3, 5)  # head size >= 3, != n_heads, n_heads ** 2 (see rand_head_size)
     handle, w = _module(student, rng, d, d, nh, 8, True)
     # T < context_length whatever the seed: mask rows sliced from the wrong end (self.mask[-T:]) show only there;
     # T >= 4: this call is recorded (see test_random_mha); T != head size: a scale by sqrt(T) would be right

@@ -16,7 +16,7 @@ from autograder.graders.attention import (
     new_module,
     random_linear_weights,
 )
-from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except
+from autograder.graders.inputs import randn, rounded, rand_head_size, rand_int, rand_int_except
 from autograder.graders.public.test_padding_and_cross_attention import layers, module
 
 STAGE = "padding_and_cross_attention"
@@ -119,7 +119,7 @@ def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
 def test_random_cross(student, rng):
     for nh, bias in ((1, True), (2, False), (4, True)):
         # the head size, d_q, d_kv and T_k all differ: a scale by the wrong one of them shows whatever the seed
-        hs = rand_int(rng, 2, 3)
+        hs = rand_head_size(rng, nh, 2, 3)
         d_out = nh * hs
         d_q = rand_int_except(rng, 2, 6, {hs})
         d_kv = rand_int_except(rng, 2, 6, {hs, d_q})
@@ -150,7 +150,7 @@ def test_random_cross(student, rng):
 @check("CrossAttention: equals torch.nn.MultiheadAttention on random weights, inputs and lengths")
 def test_random_torch_mha(student, rng):
     nh = (2, 4)[rand_int(rng, 0, 1)]
-    d = nh * rand_int(rng, 3, 4) if nh == 2 else nh * rand_int(rng, 2, 3)
+    d = nh * rand_head_size(rng, nh, 3, 5)  # head size >= 3, != n_heads, n_heads ** 2 (see rand_head_size)
     # d_kv and T_k are neither the head size nor d: a scale by the wrong size shows whatever the seed
     d_kv = rand_int_except(rng, 2, 6, {d // nh, d})
     handle, w = _module(student, rng, d, d_kv, d, nh, True)

@@ -1,0 +1,16 @@
+"""MISTAKE: keys and queries swapped (k @ q^T is the scores transposed: row t holds key t against every query); use q @ k.transpose(-2, -1)
+
+Keys and queries swapped, keys @ queries^T (the transposed scores), in both modules.
+"""
+
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
+EDITS = [
+    (
+        '        values = x @ self.W_value  # (B, T, d_out)\n        scores = queries @ keys.transpose(-2, -1)  # (B, T, T)\n        weights = torch.softmax(scores / math.sqrt(keys.shape[-1]), dim=-1)  # (B, T, T)\n',
+        '        values = x @ self.W_value  # (B, T, d_out)\n        scores = keys @ queries.transpose(-2, -1)  # (B, T, T)\n        weights = torch.softmax(scores / math.sqrt(keys.shape[-1]), dim=-1)  # (B, T, T)\n',
+    ),
+    (
+        '        values = self.W_value(x)  # (B, T, d_out)\n        scores = queries @ keys.transpose(-2, -1)  # (B, T, T)\n        weights = torch.softmax(scores / math.sqrt(keys.shape[-1]), dim=-1)  # (B, T, T)\n',
+        '        values = self.W_value(x)  # (B, T, d_out)\n        scores = keys @ queries.transpose(-2, -1)  # (B, T, T)\n        weights = torch.softmax(scores / math.sqrt(keys.shape[-1]), dim=-1)  # (B, T, T)\n',
+    ),
+]
