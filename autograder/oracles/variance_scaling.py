@@ -8,6 +8,8 @@ import math
 
 import torch
 
+from autograder.graders.attention import FLOOR_DIVIDED, QK_SWAPPED
+
 NO_SCALE = "missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))"
 BY_DK = "divided by d_k instead of sqrt(d_k)"
 BY_SQRT_T = "divided by sqrt(T) instead of sqrt(d_k)"
@@ -52,6 +54,8 @@ MISTAKES = {  # where two of them give the same numbers on an input (T_q == T_k,
         BY_SQRT_TK: lambda q, k: _raw(q, k) / math.sqrt(k.shape[-2]),
         KT_BATCHED: lambda q, k: q @ k.permute(*reversed(range(k.dim()))) / math.sqrt(q.shape[-1]),
         QT_K: lambda q, k: _mT(q) @ k / math.sqrt(q.shape[-1]),
+        QK_SWAPPED: lambda q, k: k @ _mT(q) / math.sqrt(q.shape[-1]),
+        FLOOR_DIVIDED: lambda q, k: _raw(q, k) // math.sqrt(q.shape[-1]),
         BY_T: lambda q, k: _raw(q, k) / q.shape[-2],
         BY_DMODEL_OVER_T: lambda q, k: _raw(q, k) / (q.shape[-1] / q.shape[-2]),
     }
