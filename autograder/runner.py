@@ -165,8 +165,9 @@ class GraderPlugin:
         self.collect_errors: list[str] = []
         # (student, stage) -> why the stage earns nothing: a forbidden call, or how it computes could not be verified
         self._forfeits: dict[tuple[str, str], str] = {}
-        # (student, stage, constraint) -> the check that lost points for it (CheckFailed.once: charged once a stage)
-        self._charged: dict[tuple[str, str, str], str] = {}
+        # (student, stage, constraint) -> (node id, name) of the check that lost points for it (CheckFailed.once:
+        # charged once a stage; a check run on several devices is one item per device)
+        self._charged: dict[tuple[str, str, str], tuple[str, str]] = {}
         self._open: tuple | None = None  # ((student, stage key), proxy): the one live child, shared by the
         # stage's public and hidden modules (the zygote serves one child at a time)
 
@@ -344,10 +345,12 @@ class GraderPlugin:
             message, mistake, kind = self._explain(exc, stage)
             once = getattr(exc, "once", None)
             if once:  # a constraint broken (the values right): the stage's first check to find it loses its points
-                first = self._charged.setdefault((student, stage_key, once), name)
-                if first != name:
+                first, first_name = self._charged.setdefault(
+                    (student, stage_key, once), (item.nodeid, f"{name} on {device}" if device else name)
+                )
+                if first != item.nodeid:
                     earned = True
-                    message += f'\n  (the same mistake already cost points in "{first}": it is counted once)'
+                    message += f'\n  (the same mistake already cost points in "{first_name}": it is counted once)'
             figures = getattr(exc, "figures", None)
             failure = (
                 "timeout" if isinstance(exc, StudentTimeout) else "crash" if isinstance(exc, StudentCrashed) else None
