@@ -38,7 +38,7 @@ SCALE_HS_NO_SQRT = "scaled by head_size instead of sqrt(head_size)"
 SCALE_D_IN_HEADS = "scaled by sqrt(d_in) instead of sqrt(head_size)"
 SCALE_N_HEADS = "scaled by sqrt(n_heads) instead of sqrt(head_size)"
 SCALE_HS_FROM_D_IN = "head size taken from d_in (scaled by sqrt(d_in // n_heads) instead of sqrt(d_out // n_heads))"
-SCALE_TIMES = "multiplied by sqrt(d_k) instead of divided"  # stage 5's words (variance_scaling.TIMES)
+SCALE_TIMES = "multiplied by sqrt(d_k) instead of divided"  # stage 5's words too (variance_scaling.TIMES)
 FLOOR_DIVIDED = "scores floor-divided by the scale (// rounds every scaled score down to a whole number): divide with /"
 QK_SWAPPED = (
     "keys and queries swapped (k @ q^T is the scores transposed: row t holds key t against every query); "

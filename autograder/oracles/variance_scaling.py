@@ -8,15 +8,15 @@ import math
 
 import torch
 
-from autograder.graders.attention import FLOOR_DIVIDED, QK_SWAPPED
+from autograder.graders.attention import FLOOR_DIVIDED, MISSING_SCALE, QK_SWAPPED, SCALE_TIMES
 
-NO_SCALE = "missing scale (not divided by sqrt(d_k); d_k ** (1 // 2) is d_k ** 0 = 1: use math.sqrt(d_k))"
+NO_SCALE = MISSING_SCALE  # the words of stages 6 to 11 too
 BY_DK = "divided by d_k instead of sqrt(d_k)"
 BY_SQRT_T = "divided by sqrt(T) instead of sqrt(d_k)"
 BY_SQRT_TK = "divided by sqrt(T_k) instead of sqrt(d_k)"
 BY_T = "divided by T instead of sqrt(d_k)"
 BY_DMODEL_OVER_T = "divided by d_model / T instead of sqrt(d_k)"
-TIMES = "multiplied by sqrt(d_k) instead of divided"
+TIMES = SCALE_TIMES
 PRECEDENCE = "divided by d_k ** 1/2, which is d_k / 2 (** binds tighter than /)"
 PRECEDENCE_UNBRACKETED = "scores / d_k ** 1/2 is (scores / d_k) / 2, a division by 2 * d_k (** binds tighter than /)"
 ISQRT = "divided by math.isqrt(d_k), the square root rounded down to a whole number"

@@ -175,8 +175,7 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
     the judge."""
     work = _matrix_product_work(name, args)
     if work:
-        operands = list(args[1]) if name == "einsum" else args
-        if work > (HALF_WORK_LIMIT if _halves(operands) else OP_WORK_LIMIT):
+        if work > (HALF_WORK_LIMIT if _halves(args) else OP_WORK_LIMIT):
             raise Unverifiable(f"the graph's {name} does more work than the autograder replays")
     elif name in ("div", "floor_divide") and (kwargs.get("rounding_mode") is not None or name == "floor_divide"):
         a, b = (args + [None, None])[:2]
@@ -189,7 +188,8 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
 
 
 def _halves(args: list) -> bool:
-    return any(isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16) for t in args)
+    """Whether an op's tensor arguments (an einsum's list of operands included) hold a half-precision one."""
+    return any(t.dtype in (torch.float16, torch.bfloat16) for t in flatten_tensors(args))
 
 
 class Unverifiable(ValueError):
@@ -664,8 +664,9 @@ def _products(target: str, args: list, results: list) -> int:
     ``addcdiv``), 0 for any other op. How the queries meet the keys does not change the count: ``q @ k.T`` and
     ``(q[:, None] * k[None]).sum(-1)`` both do T_q x T_k x hs."""
     name = _packet(target)
-    if name in _MATRIX_PRODUCTS or name in ("linear", "einsum"):
-        return _matrix_product_work(name, args)
+    work = _matrix_product_work(name, args)
+    if work:
+        return work
     if name in _ELEMENTWISE_PRODUCTS:
         return sum(t.numel() for t in results if isinstance(t, torch.Tensor))
     return 0
