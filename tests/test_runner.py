@@ -194,6 +194,10 @@ def test_a_dtype_not_kept_is_charged_once_and_only_with_right_values():
         with pytest.raises(CheckFailed, match="values differ") as failed:
             check(wrong)
         assert failed.value.once is None
+    # a dtype check that saw no values charges the dtype every time: nothing vouches for the answer
+    with pytest.raises(CheckFailed, match="dtype") as failed:
+        expect_meta(right, dtype=torch.float64, what="f(x)")
+    assert failed.value.once is None
 
 
 def test_compare_matches_nan_and_infinities_and_names_the_first_difference():
