@@ -386,6 +386,7 @@ def test_the_timed_out_and_killed_stages_fail_with_a_reason(basic_run):
     assert "not a valid answer" in messages["loop_average__forge_socket.py"]
     assert "more memory than allowed" in messages["loop_average__fork_memory.py"]
     assert "more memory than allowed" in messages["loop_average__fork_shared_memory.py"]
+    assert "more files, folders or links in /tmp than allowed" in messages["loop_average__tmp_flood.py"]
 
 
 def test_a_stage_one_file_cannot_vouch_for_later_stages(course, tmp_path):

@@ -1016,6 +1016,31 @@ ISOLATION = FORK_LOOP + textwrap.dedent("""
             os.waitpid(pid, 0)
         return mb
 
+    def make_entries(kind, n):
+        base = f"/tmp/{kind}"
+        os.mkdir(base)
+        if kind == "hardlinks":
+            os.close(os.open(base + "/target", os.O_CREAT | os.O_WRONLY, 0o600))
+        helper = os.fork() if kind == "forked" else None
+        if helper:
+            os.waitpid(helper, 0)
+            return len(os.listdir(base))
+        made, started = 0, time.monotonic()
+        while made < n and time.monotonic() - started < 4:
+            path = f"{base}/e{made}"
+            if kind == "folders":
+                os.mkdir(path)
+            elif kind == "symlinks":
+                os.symlink("/tmp", path)
+            elif kind == "hardlinks":
+                os.link(base + "/target", path)
+            else:
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            made += 1
+        if helper == 0:
+            os._exit(0)
+        return made
+
     def interrupt_pid_1(x):
         sent = []
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGQUIT, signal.SIGALRM):
@@ -1148,6 +1173,23 @@ def test_shared_memory_counts_towards_the_memory_budget(sb):
             proxy.call("hold_shared", 300)
     finally:
         proxy.close()
+
+
+@pytest.mark.parametrize("kind", ["files", "folders", "symlinks", "hardlinks", "forked"])
+def test_a_child_that_floods_tmp_with_entries_is_stopped(bwrap_sb, kind):
+    """Each file, folder or link in /tmp holds kernel memory that neither the tmpfs's byte size nor the memory
+    budget counts (711,000 empty files in 5 s held 700 MB). Past ``Limits.tmp_files`` (10,000) entries, made by
+    the child or by a process it started, the child is ended; the control, 3,000 entries, comes back, and the next
+    child starts with an empty /tmp."""
+    sb = bwrap_sb
+    assert _call(sb, "make_entries", kind, 3000, source=ISOLATION) == 3000
+    proxy = sb.open(ISOLATION, "/submission/isolation.py")
+    try:
+        with pytest.raises(StudentCrashed, match="more files, folders or links in /tmp than allowed"):
+            proxy.call("make_entries", kind, 10**8)
+    finally:
+        proxy.close()
+    assert _call(sb, "make_entries", kind, 3000, source=ISOLATION) == 3000
 
 
 def test_no_learner_signal_stops_the_zygote(sb):

@@ -239,6 +239,7 @@ class ChildLimits(TypedDict, total=False):
     file_mb: int
     nproc: int
     files: int
+    tmp_files: int  # entries (files, folders, links) the child's processes may make in the sandbox's /tmp
     cuda: bool  # limit the data segment instead of the address space (CUDA reserves huge ranges)
 
 
@@ -264,7 +265,7 @@ class Ready(TypedDict):
 class _ExitFields(TypedDict, total=False):
     killed: bool
     output_tail: str  # the end of what it printed (read_tail)
-    reason: str  # "memory": killed for the sandbox's memory budget
+    reason: str  # "memory": killed for the sandbox's memory budget; "files": for Limits.tmp_files
     signal: int  # the signal that ended it, or
     code: int  # its exit code
     lost: bool  # set by the judge: the zygote did not answer

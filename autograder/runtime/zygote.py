@@ -431,6 +431,16 @@ def _memory_mb(pids: list[int], base_kb: int) -> float:
     return sum(max(0, _held_kb(str(pid)) - base_kb) for pid in pids) / 1024
 
 
+def _tmp_entries(folder: str) -> int:
+    """Inodes in use on ``folder``'s file system (files, folders, links: each holds kernel memory that neither
+    the tmpfs's byte size nor the memory budget counts), or 0 when it cannot be read."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 0
+    return st.f_files - st.f_ffree
+
+
 def _held_kb(pid: str = "self") -> int:
     """RssAnon + RssShmem of ``pid`` (0 when it is gone). Memory no process maps cannot be had: the system calls
     that make it are refused (:mod:`.seccomp`), and /tmp is a tmpfs of bounded size."""
@@ -729,8 +739,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
 
     The control socket is SOCK_SEQPACKET, so each JSON message is one packet; a fork request carries the
     child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
-    of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and kills
-    the lot when it is exceeded. After each child, every process the child left behind is killed and the
+    of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and the
+    entries of the sandbox's /tmp (``tmp_files`` of the order's limits: inodes are kernel memory that neither
+    budget counts), and kills the lot when either is exceeded. After each child, every process the child left behind is killed and the
     sandbox's /tmp is emptied. ``uid``: the unprivileged uid each child becomes before learner code runs (the
     zygote itself is then root, inside the sandbox when there is one).
     """
@@ -763,6 +774,7 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     gc.enable()
     me = os.getpid()
     base_kb = _held_kb()
+    own_tmp = os.path.ismount(base_tmp)
     hello: Ready = {
         "op": "ready",
         "pid": me,
@@ -803,6 +815,10 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         rpc = socket.socket(fileno=fds[0])
         limits = req.get("limits", {}) or {}
         budget_mb = float(limits.get("memory_mb") or 0) * 1.25 + 64
+        # /tmp's entries are counted only where it is the sandbox's own tmpfs (bubblewrap): at the reduced level
+        # it is a folder of the host's file system, whose count other processes change
+        max_entries = int(limits.get("tmp_files") or 0) if own_tmp else 0
+        base_entries = _tmp_entries(base_tmp) if max_entries else 0
         pid = os.fork()
         if pid == 0:
             control.close()
@@ -831,6 +847,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
                 continue
             if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
                 killed, why = True, "memory"
+                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+            elif max_entries and _tmp_entries(base_tmp) - base_entries > max_entries:
+                killed, why = True, "files"
                 _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)

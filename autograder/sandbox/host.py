@@ -136,6 +136,7 @@ class Limits:
     nproc: int = 64  # processes and threads of the sandbox's uid
     max_restarts: int = 2  # fresh children after a crash within one stage (never after a timeout)
     tmp_mb: int = 256  # size of the sandbox's private /tmp (a tmpfs, in memory)
+    tmp_files: int = 10000  # files, folders and links one child may make there (each is kernel memory)
 
     @property
     def stage_budget(self) -> float:
@@ -149,6 +150,7 @@ class Limits:
             "cpu_s": self.cpu_s,
             "file_mb": self.file_mb,
             "nproc": self.nproc,
+            "tmp_files": self.tmp_files,
             "cuda": bool(_nvidia_devices()),
         }
 

@@ -820,6 +820,8 @@ def _describe_exit(info: wire.Exited | dict, elapsed: float, exc: BaseException)
         return "the grading worker was lost while running your code"
     if info.get("reason") == "memory":
         return "your code's process was killed: together with the processes it started it used more memory than allowed"
+    if info.get("reason") == "files":
+        return "your code's process was killed: it made more files, folders or links in /tmp than allowed"
     if isinstance(exc, EOFError) and info.get("killed") and info.get("signal") == 9:
         return "your code's process closed its connection to the grader (and was stopped)"
     if "signal" in info:
