@@ -32,11 +32,12 @@ def test_random_sdpa(student, rng, device):
         # T >= 4 there, because an answer right by coincidence on a recorded call (a wrong scale at T = 2, for 1
         # student in 40) is replayed against the reference on other inputs, and fails as unverifiable
         T = rand_int(rng, 4 if i == 0 else 1 if i == len(leads) - 1 else 2, 9)
-        # hs >= 2 (a scale of sqrt(1) is no scale) and, in the first case, T, hs and hs_v all differ: a scale by
-        # any of the three sizes shows for every student
+        # hs >= 2 (a scale of sqrt(1) is no scale). In the first case the wrong scales are told apart for every
+        # student: 1, sqrt(hs), hs (no square root), sqrt(hs_v) and sqrt(T) all differ (hs_v >= 2, T, hs and
+        # hs_v differ, neither T nor hs_v is hs squared)
         if i == 0:
-            hs = rand_int_except(rng, 2, 8, {T})
-            hs_v = rand_int_except(rng, 1, 8, {T, hs})
+            hs = rand_int_except(rng, 2, 8, {T} | {h for h in range(2, 4) if h * h == T})
+            hs_v = rand_int_except(rng, 2, 8, {T, hs, hs * hs})
         else:
             hs, hs_v = rand_int(rng, 2, 8), rand_int(rng, 1, 8)
         q, k, v = _qkv(rng, lead, T, hs, hs_v)
