@@ -8,7 +8,7 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import explained
-from autograder.graders.inputs import randn, rounded, rand_int
+from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except
 from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of
 
 STAGE = "blockwise_attention"
@@ -47,9 +47,17 @@ def test_random_attention(student, rng):
         T_k = _ragged(rng, n) if i == 0 else n * rand_int(rng, 2, 4) + (1 if i == 1 else rand_int(rng, 2, n - 1))
         T_q = T_k if i < 2 else T_k + n * rand_int(rng, 1, 2)
         lead = (rand_int(rng, 1, 2), rand_int(rng, 1, 3))
-        hs, hs_v = rand_int(rng, 2, 6), rand_int(rng, 1, 6)  # hs >= 2: a scale of sqrt(1) is no scale
-        hs += hs == n  # never the block size: a scale of sqrt(block_size) would be right on that draw
-        hs_v += i == 0 and hs_v == hs
+        # hs >= 2 (a scale of sqrt(1) is no scale), never the block size (a scale of sqrt(block_size) would be
+        # right on that draw). The first case fails first for every wrong scale, and tells them apart for every
+        # student: 1, sqrt(hs), hs (no square root), sqrt(hs_v), sqrt(T_k) and sqrt(block_size) all differ there
+        # (hs_v >= 2; n, hs, hs_v and T_k differ; none of n, T_k and hs_v is hs squared). Later cases may draw
+        # hs_v = 1 or hs_v = hs
+        if i == 0:
+            hs = rand_int_except(rng, 2, 6, {n, T_k} | {h for h in range(2, 7) if h * h in (n, T_k)})
+            hs_v = rand_int_except(rng, 2, 6, {n, T_k, hs, hs * hs})
+        else:
+            hs, hs_v = rand_int(rng, 2, 6), rand_int(rng, 1, 6)
+            hs += hs == n
         q, k, v = randn(rng, *lead, T_q, hs), randn(rng, *lead, T_k, hs) * 2, randn(rng, *lead, T_k, hs_v)
         attention_call(
             student,
@@ -69,8 +77,9 @@ def test_devices(student, rng, device):
     # a last block of one position, and one of two or more: a causal mistake on the last (diagonal) block shows
     # in one of the two, whatever the draw
     for T in (n * rand_int(rng, 2, 3) + 1, n * rand_int(rng, 2, 3) + rand_int(rng, 2, n - 1)):
-        # hs 6, never the block size: a scale of sqrt(block_size) is wrong on every draw
-        q, k, v = randn(rng, 2, T, 6), randn(rng, 2, T, 6), randn(rng, 2, T, 3)
+        # hs 6, hs_v 2: 1, sqrt(6), 6, sqrt(2), sqrt(T) (T >= 7) and sqrt(block_size) (3 to 5) all differ, so a
+        # wrong scale is wrong and told apart from the others on every draw (hs_v 3 was the block size 3's)
+        q, k, v = randn(rng, 2, T, 6), randn(rng, 2, T, 6), randn(rng, 2, T, 2)
         for causal in (False, True):
             what = (
                 f"blockwise_attention(q, k, v (2, {T}, .) non-contiguous float32 on {device}, block_size={n}, "
@@ -97,7 +106,9 @@ def test_half(student, rng):
     # cost, does not fail here too on some students' draws only
     x = randn(rng, 2, N) + torch.linspace(0, 4, N, dtype=F64)
     T = n * rand_int(rng, 2, 4) + rand_int(rng, 2, n - 1)  # a last (diagonal) block of two or more positions
-    q, k, v = randn(rng, 2, T, 6) * 0.5, randn(rng, 2, T, 6), randn(rng, 2, T, 3)  # hs never the block size
+    # hs 6, hs_v 2: 1, sqrt(6), 6, sqrt(2), sqrt(T) (T >= 8) and sqrt(block_size) (3 or 4) all differ, so a wrong
+    # scale is wrong and told apart from the others on every draw (hs_v 3 was the block size 3's)
+    q, k, v = randn(rng, 2, T, 6) * 0.5, randn(rng, 2, T, 6), randn(rng, 2, T, 2)
     for dtype in HALVES:
         name = str(dtype)[6:]
         xh = rounded(x, dtype)

@@ -60,8 +60,9 @@ def test_noncontig(student, rng):
 @check("causal_attention: a change at a random step never reaches an earlier output")
 def test_random_causality(student, rng):
     # T is never the head size 4 nor the value size 5: a scale by sqrt(T) would be right by coincidence there, and
-    # this check (which counts only with correct values) would pass for some students' seeds and not others'
-    T = rand_int_except(rng, 3, 10, {4, 5})
+    # this check (which counts only with correct values) would pass for some students' seeds and not others'. Nor
+    # 3: a mask tril(diagonal=2) hides nothing there, and its leak would be named "no mask" for those students only
+    T = rand_int_except(rng, 3, 10, {3, 4, 5})
     q, k, v = _qkv(rng, (2,), T, 4, 5)
     t = rand_int(rng, 1, T - 1)
     what = f"causal_attention(q, k, v (2, {T}, .))"
@@ -83,9 +84,23 @@ def test_random_causality(student, rng):
 @check("CausalSelfAttention: random weights, with and without qkv_bias, T from 1 to context_length", weight=2)
 def test_random_module(student, rng):
     L = 9
-    for T, bias in ((1, True), (rand_int(rng, 2, L - 1), False), (L, True)):
-        d_in, hs = rand_int(rng, 2, 6), rand_int(rng, 2, 5)
-        d_in += d_in == hs  # sqrt(d_in) and sqrt(hs) never coincide, nor sqrt(1) with no scale
+    # The check stops at its first failing case: there the sizes tell the known mistakes apart for every student.
+    # T = 1 hides every scale and every slice of the mask buffer; a wrong scale fails first at T == L, a wrong
+    # slice (right at T == L) at the shorter T. That T is 6 or 7, where a slice from a wrong corner has numbers of
+    # its own: self.mask[-T:, :T] lets query t see keys up to t + (L - T), no mask at all for T <= 5 (L - T >=
+    # T - 1); self.mask[:T, -T:] keys up to t - (L - T), none for any query (NaN everywhere) for T <= 4; and both
+    # are one step off (tril(diagonal=1) or (-1)) at T = L - 1. The module meets T = 5 of 8 in a public check
+    # and T = L - 1 in test_module_devices; causal_attention itself every T from 1 to 9 in test_random_sdpa.
+    for T, bias in ((1, True), (L, True), (rand_int(rng, 6, 7), False)):
+        if T == L:
+            # the right scale sqrt(hs) and the wrong ones, 1, hs (no square root), sqrt(d_in) and sqrt(T), all
+            # differ: hs * hs != L, d_in is neither hs, hs * hs nor L (a scale by sqrt(context_length) is then
+            # named as the one by sqrt(T), the same words, for every student)
+            hs = rand_int_except(rng, 2, 5, {h for h in range(2, 6) if h * h == L})
+            d_in = rand_int_except(rng, 2, 7, {hs, hs * hs, L})
+        else:
+            d_in, hs = rand_int(rng, 2, 6), rand_int(rng, 2, 5)
+            d_in += d_in == hs  # sqrt(d_in) and sqrt(hs) never coincide, nor sqrt(1) with no scale
         w = random_linear_weights(rng, qkv(d_in, hs), bias=bias)
         handle = new_module(
             student,

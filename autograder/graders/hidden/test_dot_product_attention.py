@@ -25,21 +25,33 @@ def _random_case(rng: torch.Generator, kind: str) -> tuple[torch.Tensor, int]:
     """A random shape and dim. ``kind``: "inner" (a dim before the last one), "last" (the last dim, as -1 or as a
     positive index) or "any". Where the dim is chosen, it and the last dim have at least 2 entries: over one
     entry, or always over the last dim, a softmax that ignores ``dim`` or forgets keepdim would give the right
-    values, and the same mistake would cost points for one student and not for another."""
+    values, and the same mistake would cost points for one student and not for another.
+
+    The "inner" case (the check's first) is one where a sum without keepdim gives numbers of its own, so that this
+    mistake is named for every student: a dim after the first (over dim 0, e.sum(dim) broadcasts back as if kept:
+    right by coincidence), of a tensor of 3 or 4 dims, and the sizes before it such that the sums broadcast
+    against x without error (the one just before it as large as dim's, any earlier one 1 or that size too); dim 0,
+    matrices and sizes that do not broadcast are the "any" case's to draw."""
     if kind == "any":
         ndim = int(torch.randint(1, 5, (1,), generator=rng))
         shape = torch.randint(1, 7, (ndim,), generator=rng).tolist()
         dim = int(torch.randint(-ndim, ndim, (1,), generator=rng))
         return 3.0 * randn(rng, *shape), dim
-    ndim = int(torch.randint(2, 5, (1,), generator=rng))
+    ndim = int(torch.randint(3 if kind == "inner" else 2, 5, (1,), generator=rng))
     shape = torch.randint(1, 7, (ndim,), generator=rng).tolist()
     negative = bool(torch.randint(0, 2, (1,), generator=rng))  # the dim written as a negative index
     if kind == "inner":
-        dim = int(torch.randint(0, ndim - 1, (1,), generator=rng)) - (ndim if negative else 0)
+        at = int(torch.randint(1, ndim - 1, (1,), generator=rng))  # 1..ndim-2
+        dim = at - (ndim if negative else 0)
     else:
-        dim = -1 if negative else ndim - 1
+        at, dim = ndim - 1, -1 if negative else ndim - 1
     for d in (dim, -1, -2):
         shape[d] = max(shape[d], int(torch.randint(2, 7, (1,), generator=rng)))
+    if kind == "inner":
+        # e.sum(dim) right-aligned against x: the size before dim meets dim's own, an earlier one the next one's
+        for i in range(at):
+            if i == at - 1 or shape[i] != 1:
+                shape[i] = shape[at]
     return 3.0 * randn(rng, *shape), dim
 
 

@@ -1,5 +1,7 @@
 """Stage 8, hidden checks: random shapes, weights and head counts (seeded per result), every device."""
 
+from fractions import Fraction
+
 import torch
 
 from autograder import oracle
@@ -11,7 +13,7 @@ from autograder.graders.attention import (
     explained,
     random_linear_weights,
 )
-from autograder.graders.inputs import randn, rounded, rand_head_size, rand_int
+from autograder.graders.inputs import randn, rounded, rand_head_size, rand_int, rand_int_except
 from autograder.graders.public.test_multi_head_attention import layers, module, torch_mha
 
 STAGE = "multi_head_attention"
@@ -48,17 +50,38 @@ def test_random_split_merge(student, rng):
         )
 
 
+def _scales_apart(d_in, d_out, nh, T):
+    """Whether the known scales of MultiHeadAttention(d_in, d_out, nh) at T steps (oracles/multi_head_attention.py)
+    all differ, the right one sqrt(head_size) among them, so that each wrong one gives numbers of its own: their
+    squares head_size, d_out, d_out / nh**2, d_out * nh**2, d_in, d_in // nh, 1, head_size**2, nh, T and 1 /
+    head_size (multiplied instead of divided)."""
+    hs = d_out // nh
+    squares = [hs, d_out, Fraction(d_out, nh * nh), d_out * nh * nh, d_in, d_in // nh, 1, hs * hs, nh, T]
+    return len(set(squares + [Fraction(1, hs)])) == len(squares) + 1
+
+
 @check("MultiHeadAttention: random weights, qkv_bias, nh in {1, 2, 4}, T <= context_length", weight=2)
 def test_random_mha(student, rng):
     L = 8
-    for nh, bias in ((1, True), (2, False), (4, True)):
-        # with one step (T = 1) how the heads are split, merged and scaled cannot show: several heads get T >= 2,
-        # and the recorded call (nh = 2) T >= 4: an answer right by coincidence there (a wrong scale at T = 2) would
-        # be replayed against the reference on other inputs and fail as unverifiable
-        T = rand_int(rng, {1: 1, 2: 4}.get(nh, 2), L)
-        # a head size >= 2, never d_in (nor n_heads, see rand_head_size): every scale mistake shows whatever the draw
-        d_in, d_out = rand_int(rng, 2, 6), nh * rand_head_size(rng, nh, 2, 3)
-        d_in += d_in == d_out // nh
+    # The check stops at its first failing case: there the sizes tell the known mistakes apart for every student.
+    # Two heads come first (one head cannot tell sqrt(d_in) from sqrt(d_in // nh), nor sqrt(n_heads) from no
+    # scale, nor split or merge mistakes from the right answer), in the recorded call: an answer right by
+    # coincidence there would be replayed against the reference on other inputs and fail as unverifiable.
+    for nh, bias in ((2, False), (1, True), (4, True)):
+        if nh == 2:
+            # T = 5 or 6: a slice of the mask buffer from a wrong corner has numbers of its own only there
+            # (self.mask[:T, -T:] hides every key of every query, NaN everywhere, for T <= 4, the diagonal too at
+            # T = 7, and is right at T = 8); T is neither the head size (3 or 5) nor d_out; d_in is drawn from those at
+            # which every scale differs (_scales_apart: 8, 14 or 15 with head size 3, 7, 8, 9, 14 or 15 with 5)
+            hs = rand_head_size(rng, nh, 3, 5)
+            d_out, T = nh * hs, rand_int_except(rng, 5, 6, {hs, nh * hs})
+            d_in = rand_int_except(rng, 2, 15, {d for d in range(2, 16) if not _scales_apart(d, d_out, nh, T)})
+        else:
+            # with one step (T = 1) how the heads are split, merged and scaled cannot show: several heads get
+            # T >= 2; a head size >= 2, never d_in (nor n_heads, see rand_head_size)
+            T = rand_int(rng, 1 if nh == 1 else 2, L)
+            d_in, d_out = rand_int(rng, 2, 6), nh * rand_head_size(rng, nh, 2, 3)
+            d_in += d_in == d_out // nh
         handle, w = _module(student, rng, d_in, d_out, nh, L, bias)
         x = randn(rng, 2, T, d_in)
         what = f"MultiHeadAttention({d_in}, {d_out}, n_heads={nh}, context_length={L}, qkv_bias={bias})(x (2, {T}, {d_in}))"
@@ -80,12 +103,15 @@ def test_random_mha(student, rng):
 @check("MultiHeadAttention: equals torch.nn.MultiheadAttention on random weights and inputs")
 def test_random_torch_mha(student, rng):
     nh = (2, 4)[rand_int(rng, 0, 1)]  # several heads: with one, how heads are split and merged cannot show
-    d = nh * rand_head_size(rng, nh, 3, 5)  # head size >= 3, != n_heads, n_heads ** 2 (see rand_head_size)
+    hs = rand_head_size(rng, nh, 3, 5)  # head size >= 3, != n_heads, n_heads ** 2 (see rand_head_size)
+    d = nh * hs
     handle, w = _module(student, rng, d, d, nh, 8, True)
-    # T < context_length whatever the seed: mask rows sliced from the wrong end (self.mask[-T:]) show only there;
-    # T >= 4: this call is recorded (see test_random_mha); T != head size: a scale by sqrt(T) would be right
-    T = rand_int(rng, 4, 6)
-    T += T == d // nh
+    # T < context_length whatever the seed: mask rows sliced from the wrong end (self.mask[-T:]) show only there,
+    # and a slice from the top-right corner (self.mask[:T, -T:]) has numbers of its own only at T = 5 or 6 (see
+    # test_random_mha); T >= 4: this call is recorded. T is neither the head size (a scale by sqrt(T) would be
+    # right) nor d (it would be the scale by sqrt(d_out)): the known scales then all differ (see _scales_apart),
+    # but for those that d_in == d_out makes equal: sqrt(d_in) = sqrt(d_out), sqrt(d_in // nh) = the right one
+    T = rand_int_except(rng, 5, 6, {hs, d})
     x = randn(rng, 3, T, d)
     what = f"MultiHeadAttention({d}, {d}, n_heads={nh}, context_length=8, qkv_bias=True)(x {tuple(x.shape)})"
     with explained(student, what):

@@ -59,12 +59,23 @@ def test_random_mask(student, rng):
 )
 def test_random_attention(student, rng):
     for causal in (False, True):
-        B, hs, hs_v = rand_int(rng, 3, 4), rand_int(rng, 2, 5), rand_int(rng, 1, 4)  # hs >= 2: scales differ
-        hs_v += not causal and hs_v == hs  # sqrt(hs_v) is not sqrt(hs) in the first case, whatever the draw
-        T_k = rand_int(rng, 4, 8) if causal else rand_int(rng, 3, 8)
-        # never square (an alignment mistake must show), nor T_q == hs (a scale by sqrt(T_q) would be right); causal:
-        # fewer queries than keys for every seed (a mask built (T_q, T_q) then sliced fails there, and only there)
-        T_q = rand_int_except(rng, 2, T_k - 1, {hs}) if causal else rand_int_except(rng, 2, 9, {T_k, hs})
+        B, hs = rand_int(rng, 3, 4), rand_int(rng, 2, 5)  # hs >= 2: scales differ
+        if not causal:
+            # the first case (where a wrong scale fails) tells the scales apart for every student: 1, sqrt(hs),
+            # hs (no square root), sqrt(hs_v) and sqrt(T_k) all differ (hs_v >= 2, hs, hs_v and T_k differ,
+            # neither hs_v nor T_k is hs squared); hs_v = 1 is the causal case's to draw
+            hs_v = rand_int_except(rng, 2, 5, {hs, hs * hs})
+            T_k = rand_int_except(rng, 3, 8, {hs, hs * hs, hs_v})
+            # never square (an alignment mistake must show); sqrt(T_q), a scale no known mistake names, is none of
+            # the scales above (it would be right, or be named for a mistake that was not made)
+            T_q = rand_int_except(rng, 2, 9, {T_k, hs, hs_v, hs * hs})
+        else:
+            hs_v = rand_int(rng, 1, 4)
+            # at least two queries fewer than keys for every seed: a mask built (T_q, T_q) then sliced fails there,
+            # and only there, and a mask aligned bottom-right (query t sees keys up to t + T_k - T_q) is not the
+            # one that shows one future key (T_k - T_q == 1); T_q != hs (a scale by sqrt(T_q) would be right)
+            T_k = rand_int_except(rng, 4, 8, {4} if hs == 2 else set())  # T_q = 2 is then hs
+            T_q = rand_int_except(rng, 2, T_k - 2, {hs})
         q, k, v = randn(rng, B, T_q, hs) * 1.5, randn(rng, B, T_k, hs) * 1.5, randn(rng, B, T_k, hs_v)
         mask = _mask(_lengths(rng, B, T_k), T_k)
         expected = oracle.expected("masked_attention", q, k, v, mask, causal)
@@ -118,12 +129,17 @@ def _module(student, rng, d_q, d_kv, d_out, nh, bias, dtype=F64, dropout=0.0):
 @check("CrossAttention: random weights, shapes and lengths, nh in {1, 2, 4}", weight=2)
 def test_random_cross(student, rng):
     for nh, bias in ((1, True), (2, False), (4, True)):
-        # the head size, d_q, d_kv and T_k all differ: a scale by the wrong one of them shows whatever the seed
+        # the head size, d_q, d_kv, T_k and d_out all differ, and none of d_q, d_kv and T_k is the head size
+        # squared: a scale by the wrong one of them (or by hs, no square root) is named whatever the seed (with one
+        # head, sqrt(d_out) is sqrt(hs): right; the case with two heads names it). T_q != T_k (padding applied to
+        # the queries then fails on the shapes for every student)
         hs = rand_head_size(rng, nh, 2, 3)
         d_out = nh * hs
-        d_q = rand_int_except(rng, 2, 6, {hs})
-        d_kv = rand_int_except(rng, 2, 6, {hs, d_q})
-        B, T_q, T_k = rand_int(rng, 3, 4), rand_int(rng, 2, 7), rand_int_except(rng, 3, 8, {hs, d_q, d_kv})
+        apart = {hs, hs * hs, d_out}
+        d_q = rand_int_except(rng, 2, 6, apart)
+        d_kv = rand_int_except(rng, 2, 6, apart | {d_q})
+        B, T_k = rand_int(rng, 3, 4), rand_int_except(rng, 3, 8, apart | {d_q, d_kv})
+        T_q = rand_int_except(rng, 2, 7, {T_k})
         handle, w = _module(student, rng, d_q, d_kv, d_out, nh, bias)
         x, ctx = randn(rng, B, T_q, d_q), randn(rng, B, T_k, d_kv)
         mask = _mask(_lengths(rng, B, T_k), T_k)
@@ -155,7 +171,9 @@ def test_random_torch_mha(student, rng):
     d_kv = rand_int_except(rng, 2, 6, {d // nh, d})
     handle, w = _module(student, rng, d, d_kv, d, nh, True)
     B, T_k = 3, rand_int_except(rng, 3, 8, {d // nh, d, d_kv})
-    x, ctx = randn(rng, B, rand_int(rng, 2, 8), d), randn(rng, B, T_k, d_kv)
+    # T_q != T_k: padding applied to the queries fails on the shapes for every student (it is told apart, and
+    # named, only where T_q == T_k: the public checks' square inputs)
+    x, ctx = randn(rng, B, rand_int_except(rng, 2, 8, {T_k}), d), randn(rng, B, T_k, d_kv)
     n = _lengths(rng, B, T_k).clamp(min=1)  # nn.MultiheadAttention gives NaN where a query sees no key
     mask = _mask(n, T_k)
     what = (
