@@ -155,6 +155,39 @@ def test_a_hidden_check_catches_its_mistake_whatever_the_seed(course, sandbox, n
         assert verdicts and not any(c.passed for c in verdicts), f"{result.student}: {name} passed {check!r}"
 
 
+# The same file graded at another base seed (each file alone, its own stage only): every student's hidden inputs
+# are drawn again, and a mistake must get the same points and the same names in the same checks. A draw on which
+# two mistakes give the same numbers names neither, so such draws are kept out of the case a check fails first.
+SECOND_SEED = 7
+
+
+@pytest.fixture(scope="module")
+def graded_again(course, sandbox):
+    by_stage: dict[str, list[Submission]] = {}
+    for path in MISTAKES:
+        key = path.name.split("__")[0]
+        by_stage.setdefault(key, []).append(
+            Submission(path.stem, {key: (course.stage(key).file, mistake_source(path, ROOT))})
+        )
+    return {
+        r.student: r
+        for key, subs in by_stage.items()
+        for r in grade(course, subs, stages=[key], seed=SECOND_SEED, sandbox=sandbox)
+    }
+
+
+@pytest.mark.parametrize("path", MISTAKES, ids=[p.stem for p in MISTAKES])
+def test_a_mistake_gets_the_same_names_whatever_the_seed(graded, graded_again, path):
+    key = path.name.split("__")[0]
+    first, again = graded[path.stem].stage(key), graded_again[path.stem].stage(key)
+
+    def verdicts(stage):
+        return sorted((c.name, c.mistake or "") for c in stage.checks if not c.passed)
+
+    assert round(first.score, 3) == round(again.score, 3)
+    assert verdicts(first) == verdicts(again)
+
+
 # One mistake, one loss: a file whose only fault is one of these loses exactly the check that says so (and keeps
 # every value and gradient check: computing float64 at float32 precision is not 21 wrong answers).
 ONE_LOSS = [
