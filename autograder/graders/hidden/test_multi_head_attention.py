@@ -1,7 +1,5 @@
 """Stage 8, hidden checks: random shapes, weights and head counts (seeded per result), every device."""
 
-from fractions import Fraction
-
 import torch
 
 from autograder import oracle
@@ -51,13 +49,16 @@ def test_random_split_merge(student, rng):
 
 
 def _scales_apart(d_in, d_out, nh, T):
-    """Whether the known scales of MultiHeadAttention(d_in, d_out, nh) at T steps (oracles/multi_head_attention.py)
-    all differ, the right one sqrt(head_size) among them, so that each wrong one gives numbers of its own: their
-    squares head_size, d_out, d_out / nh**2, d_out * nh**2, d_in, d_in // nh, 1, head_size**2, nh, T and 1 /
-    head_size (multiplied instead of divided)."""
+    """Whether the known scales of a MultiHeadAttention of d_in, d_out and nh heads at T steps
+    (oracles/multi_head_attention.py) all differ, the right one sqrt(head_size) among them, so that each wrong one
+    gives numbers of its own: their squares head_size, d_out, d_out / nh**2, d_out * nh**2, d_in, d_in // nh, 1,
+    head_size**2, nh, T and 1 / head_size (multiplied instead of divided), compared as integers once multiplied
+    by nh**2 * head_size."""
     hs = d_out // nh
-    squares = [hs, d_out, Fraction(d_out, nh * nh), d_out * nh * nh, d_in, d_in // nh, 1, hs * hs, nh, T]
-    return len(set(squares + [Fraction(1, hs)])) == len(squares) + 1
+    k = nh * nh * hs
+    squares = [s * k for s in (hs, d_out, d_out * nh * nh, d_in, d_in // nh, 1, hs * hs, nh, T)]
+    squares += [d_out * hs, nh * nh]  # d_out / nh**2 and 1 / head_size, times k
+    return len(set(squares)) == len(squares)
 
 
 @check("MultiHeadAttention: random weights, qkv_bias, nh in {1, 2, 4}, T <= context_length", weight=2)
