@@ -741,8 +741,8 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
     child's RPC socket as an SCM_RIGHTS file descriptor. While a child runs, the zygote watches the memory
     of everything the child started (a whole-sandbox budget that per-process rlimits cannot give) and the
     entries of the sandbox's /tmp (``tmp_files`` of the order's limits: inodes are kernel memory that neither
-    budget counts), and kills the lot when either is exceeded. After each child, every process the child left behind is killed and the
-    sandbox's /tmp is emptied. ``uid``: the unprivileged uid each child becomes before learner code runs (the
+    budget counts), and kills the lot when either is exceeded. After each child, every process the child left
+    behind is killed and the sandbox's /tmp is emptied. ``uid``: the unprivileged uid each child becomes before learner code runs (the
     zygote itself is then root, inside the sandbox when there is one).
     """
     import gc
@@ -829,6 +829,9 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
         def tree():
             return _processes(pid_namespace, uid, me)
 
+        def everything(child=pid):  # the child and all it started, the zygote never among them
+            return [p for p in tree() + [child] if p != me]
+
         killed = why = None
         while True:
             ready, _, _ = select.select([pidfd, control], [], [], 0.1 if pid_namespace else 0.25)
@@ -841,16 +844,18 @@ def zygote(control: socket.socket, pid_namespace: bool, base_tmp: str, uid: int 
                     kmsg = b""
                 if not kmsg or b'"kill"' in kmsg:
                     killed = True
-                    _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+                    _kill_all(everything)
                     if not kmsg:
                         return
                 continue
             if budget_mb > 64 and _memory_mb(tree(), base_kb) > budget_mb:
-                killed, why = True, "memory"
-                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+                over = "memory"
             elif max_entries and _tmp_entries(base_tmp) - base_entries > max_entries:
-                killed, why = True, "files"
-                _kill_all(lambda child=pid: [p for p in tree() + [child] if p != me])
+                over = "files"
+            else:
+                continue
+            killed, why = True, over
+            _kill_all(everything)
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         try:
