@@ -1,5 +1,7 @@
 """Fixed public inputs shared by the graders (the seed notebooks' tables among them)."""
 
+import math
+
 import torch
 
 # "Your journey starts with one step": six tokens, three-dimensional embeddings (the seed notebook's table).
@@ -41,6 +43,12 @@ def rand_int_except(rng: torch.Generator, lo: int, hi: int, avoid) -> int:
     wrong one of them cannot be right by coincidence for some students' seeds)."""
     choices = [n for n in range(lo, hi + 1) if n not in avoid]
     return choices[rand_int(rng, 0, len(choices) - 1)]
+
+
+def square_roots(*values: int) -> set[int]:
+    """The whole numbers whose squares are among ``values``: sizes to keep out of a head-size draw, where a scale
+    by hs (no square root) would equal a scale by the square root of one of ``values``."""
+    return {r for v in values if v >= 0 and (r := math.isqrt(v)) * r == v}
 
 
 def rand_head_size(rng: torch.Generator, n_heads: int, lo: int, hi: int) -> int:

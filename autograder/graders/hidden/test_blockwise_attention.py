@@ -8,7 +8,7 @@ import torch
 from autograder import oracle
 from autograder.checks import HALVES, check, expect_close, expect_half, expect_shape
 from autograder.graders.attention import explained
-from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except
+from autograder.graders.inputs import randn, rounded, rand_int, rand_int_except, square_roots
 from autograder.graders.public.test_blockwise_attention import attention_call, sdpa, shape_of
 
 STAGE = "blockwise_attention"
@@ -53,7 +53,7 @@ def test_random_attention(student, rng):
         # (hs_v >= 2; n, hs, hs_v and T_k differ; none of n, T_k and hs_v is hs squared). Later cases may draw
         # hs_v = 1 or hs_v = hs
         if i == 0:
-            hs = rand_int_except(rng, 2, 6, {n, T_k} | {h for h in range(2, 7) if h * h in (n, T_k)})
+            hs = rand_int_except(rng, 2, 6, {n, T_k} | square_roots(n, T_k))
             hs_v = rand_int_except(rng, 2, 6, {n, T_k, hs, hs * hs})
         else:
             hs, hs_v = rand_int(rng, 2, 6), rand_int(rng, 1, 6)

@@ -14,7 +14,7 @@ from autograder.graders.attention import (
     random_linear_weights,
     sdpa,
 )
-from autograder.graders.inputs import fixed, randn, rounded, rand_int, rand_int_except
+from autograder.graders.inputs import fixed, randn, rounded, rand_int, rand_int_except, square_roots
 
 STAGE = "causal_attention"
 F64 = torch.float64
@@ -36,7 +36,7 @@ def test_random_sdpa(student, rng, device):
         # student: 1, sqrt(hs), hs (no square root), sqrt(hs_v) and sqrt(T) all differ (hs_v >= 2, T, hs and
         # hs_v differ, neither T nor hs_v is hs squared)
         if i == 0:
-            hs = rand_int_except(rng, 2, 8, {T} | {h for h in range(2, 4) if h * h == T})
+            hs = rand_int_except(rng, 2, 8, {T} | square_roots(T))
             hs_v = rand_int_except(rng, 2, 8, {T, hs, hs * hs})
         else:
             hs, hs_v = rand_int(rng, 2, 8), rand_int(rng, 1, 8)
@@ -96,7 +96,7 @@ def test_random_module(student, rng):
             # the right scale sqrt(hs) and the wrong ones, 1, hs (no square root), sqrt(d_in) and sqrt(T), all
             # differ: hs * hs != L, d_in is neither hs, hs * hs nor L (a scale by sqrt(context_length) is then
             # named as the one by sqrt(T), the same words, for every student)
-            hs = rand_int_except(rng, 2, 5, {h for h in range(2, 6) if h * h == L})
+            hs = rand_int_except(rng, 2, 5, square_roots(L))
             d_in = rand_int_except(rng, 2, 7, {hs, hs * hs, L})
         else:
             d_in, hs = rand_int(rng, 2, 6), rand_int(rng, 2, 5)
