@@ -690,11 +690,46 @@ def test_only_the_work_the_answer_depends_on_is_counted():
             made: list = []
             assert torch.allclose(evidence.replay(graph, [x], sizes=made), fn(x))
             counts[fn.__name__, T] = (evidence.count_ops(graph), evidence.measure(made)["elements"])
+            fresh = torch.randn_like(x)  # a later replay runs the live nodes alone: the same answer
+            assert torch.allclose(evidence.replay(graph, [fresh]), fn(fresh))
     assert counts["dead_padding", 3] == counts["dead_in_place", 3] == (1, 2 * 3 * 3)  # x * 2 alone
     assert counts["fills_a_buffer", 6][0] > counts["fills_a_buffer", 3][0] > 3 * 3  # every step's ops
     assert counts["fills_through_an_unannotated_view", 6][0] > counts["fills_through_an_unannotated_view", 3][0] > 9
     assert counts["fills_moved_memory", 6][0] > counts["fills_moved_memory", 3][0] > 9
     assert counts["out_argument", 3][0] == 2  # empty_like and mul.out
+
+
+def test_a_replay_after_the_first_runs_the_live_nodes_only(monkeypatch):
+    """Work the answer does not need is replayed once: the first replay (with ``sizes``) finds the live nodes, and
+    the replay on fresh inputs runs those alone, with the same answer."""
+
+    def dead_padding(x):
+        for _ in range(50):
+            torch.neg(x[..., :1, :1])
+        return x * 2
+
+    ran: list = []
+    real = evidence._ops
+
+    def counting(graph, inputs):
+        def counted(i, op):
+            def run(*args, **kwargs):
+                ran.append(i)
+                return op(*args, **kwargs)
+
+            return run
+
+        return {i: counted(i, op) for i, op in real(graph, inputs).items()}
+
+    monkeypatch.setattr(evidence, "_ops", counting)
+    x = torch.randn(2, 4, 3, dtype=torch.float64)
+    graph = evidence.parse(*_trace(dead_padding, x))
+    evidence.replay(graph, [x], sizes=[])
+    assert len(ran) > 100  # the 50 slices and negations, then x * 2
+    ran.clear()
+    fresh = torch.randn_like(x)
+    assert torch.equal(evidence.replay(graph, [fresh]), dead_padding(fresh))
+    assert graph.live is not None and len(ran) == 1 and set(ran) <= graph.live  # x * 2 alone
 
 
 def test_constants_that_share_the_blobs_bytes_are_refused():

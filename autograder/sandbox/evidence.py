@@ -545,7 +545,11 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     RLIMIT_DATA). Where no kernel enforces that limit (:func:`_limit_holds`: macOS, Windows, a Linux booted with
     ``ignore_rlimit_data``), shapes are propagated on the "meta" device first, which refuses the same graphs
     without allocating (torch's Python meta kernels: about ten times the cost of the replay itself), unless
-    ``shapes_checked``: an earlier replay of this graph already did, for inputs of these shapes and dtypes."""
+    ``shapes_checked``: an earlier replay of this graph already did, for inputs of these shapes and dtypes.
+
+    Once the live nodes are known, a replay without ``sizes`` runs only those: the output is the same (a dead node
+    neither feeds a live one nor writes memory one reads), and work the answer does not need is replayed once, not
+    once per replay."""
     ops = _ops(graph, inputs)
     bounded = _limit_holds()
     if not bounded and not shapes_checked:
@@ -553,7 +557,7 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
     effects = None if sizes is None else _Effects(memory=[], writes={}, elements={}, joint=set(), made=[])
     try:
         with _data_limit(MEMORY_BUDGET) if bounded else contextlib.nullcontext():
-            out = _run(graph, ops, [x.clone() for x in inputs], "cpu", effects)
+            out = _run(graph, ops, [x.clone() for x in inputs], "cpu", effects, graph.live if sizes is None else None)
     except MemoryError:
         raise Unverifiable("the graph needs more memory than the autograder replays with") from None
     if effects is not None and sizes is not None:
@@ -701,8 +705,16 @@ class _Effects(NamedTuple):
     # the elements of the storage it lives in (a view, or an in-place write, of a larger buffer: the buffer's)
 
 
-def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects | None = None):
-    """The graph's output; ``effects``, when given (on the CPU), is filled with what each node did."""
+def _run(
+    graph: Graph,
+    ops: dict,
+    inputs: list,
+    device: str,
+    effects: _Effects | None = None,
+    live: frozenset[int] | None = None,
+):
+    """The graph's output; ``effects``, when given (on the CPU), is filled with what each node did; ``live``, when
+    given, the only nodes run (:func:`live_nodes`; the others are left as None)."""
     env: list = []
     total = 0
     deadline = time.thread_time() + REPLAY_CPU_S
@@ -713,7 +725,9 @@ def _run(graph: Graph, ops: dict, inputs: list, device: str, effects: _Effects |
         op = node["op"]
         if time.thread_time() > deadline:
             raise Unverifiable(f"the graph takes more than {REPLAY_CPU_S:g} s of CPU to replay")
-        if op == "input":
+        if live is not None and i not in live:
+            value = None
+        elif op == "input":
             value = inputs[node["index"]]
         elif op == "constant":
             value = graph.constants[i].to(device) if device == "meta" else graph.constants[i].clone()
