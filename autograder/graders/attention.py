@@ -242,10 +242,15 @@ def biased(qkv_bias: bool) -> set[str]:
 
 
 def new_module(student, cls: str, *args, weights: dict, what: str, hint: str = "", dtype=None, **kwargs):
-    """``cls(*args, **kwargs)`` built with ``seed=123``, moved to ``dtype`` and holding ``weights`` (checked as
-    :func:`load_weights` checks them), in one round trip to the learner's process. ``handle.held``: the weights
-    it holds (see :func:`load_weights`), which the check's expected values must be computed from."""
-    handle = student.new(cls, *args, seed=123, module_dtype=dtype, weights=weights, **kwargs)
+    """``cls(*args, **kwargs)`` built with ``seed=123``, in eval mode, moved to ``dtype`` and holding ``weights``
+    (checked as :func:`load_weights` checks them), in one round trip to the learner's process. ``handle.held``:
+    the weights it holds (see :func:`load_weights`), which the check's expected values must be computed from.
+
+    Eval mode: a check of values is deterministic, so a dropout that acts where it should not (a rate hard-coded,
+    ``dropout=0.0`` ignored) is judged once, by the dropout checks, which switch training on; in training mode
+    it made every value check differ by chance, and a recorded call's graph unverifiable (the replay draws other
+    random numbers), which forfeited the stage."""
+    handle = student.new(cls, *args, seed=123, training=False, module_dtype=dtype, weights=weights, **kwargs)
     handle.held = load_weights(handle, weights, what, hint=hint)
     return handle
 

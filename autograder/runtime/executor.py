@@ -324,7 +324,7 @@ class Executor:
             handle = len(self.handles) + 1
             self.handles[handle] = value
             reply["value"] = {"handle": handle, **self._describe(value)}
-            if req.get("module_dtype") is not None or "weights" in req:
+            if "training" in req or req.get("module_dtype") is not None or "weights" in req:
                 self._prepare(value, reply["value"], cast(NewRequest, req), blob, reply)
             return reply
         reply["value"] = self.encode(value, out)
@@ -363,12 +363,16 @@ class Executor:
         return reply
 
     def _prepare(self, module, info: dict, req: NewRequest, blob: bytes, reply: Reply) -> None:
-        """What the judge would do next with a new module, in the same request: ``module.to(dtype=...)``
-        (an error fails the request, as it would fail that call), then read its state and load the given
-        weights. The load happens only when the weights fit (:func:`~.wire.weights_fit`, the rule the judge
+        """What the judge would do next with a new module, in the same request: ``module.train(training)`` and
+        ``module.to(dtype=...)`` (an error fails the request, as it would fail that call), then read its state and
+        load the given weights. The load happens only when the weights fit (:func:`~.wire.weights_fit`, the rule the judge
         applies to the state it gets back, and then takes this load as its own); an error reading the
         state or loading is returned for the judge to raise where the separate call would have raised it."""
         t = self.t
+        if "training" in req:
+            module.train(bool(req["training"]))  # an error answers the request, as in ``handle``
+            if isinstance(module, t.Module):
+                info["training"] = bool(module.training)
         if req.get("module_dtype") is not None:
             module.to(dtype=self._dtype(req["module_dtype"]))  # an error answers the request, as in ``handle``
         if "weights" not in req:

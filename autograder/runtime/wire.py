@@ -111,6 +111,7 @@ class CallRequest(_CallFields):
 
 
 class _NewFields(_CallFields, total=False):
+    training: bool  # then .train(training)
     module_dtype: str  # then .to(dtype=...)
     weights: dict  # then read its state and load these (see Executor._prepare)
 

@@ -540,15 +540,20 @@ class StudentProxy:
             _name_the_call(exc, call_text(name, args, kwargs, cast=cast, to=to, noncontig=noncontig))
             raise
 
-    def new(self, cls: str, *args, seed=None, module_dtype=None, weights=None, **kwargs) -> "ModuleHandle":
+    def new(
+        self, cls: str, *args, seed=None, training=None, module_dtype=None, weights=None, **kwargs
+    ) -> "ModuleHandle":
         """Construct ``cls(*args, **kwargs)`` in the learner's file (after ``torch.manual_seed(seed)``).
 
-        ``module_dtype`` and ``weights`` save the round trips a grader would make next, in one request:
-        ``.to(dtype=module_dtype)`` (its error is raised here, as that call would raise it), then the state
+        ``training``, ``module_dtype`` and ``weights`` save the round trips a grader would make next, in one
+        request: ``.train(training)`` and ``.to(dtype=module_dtype)`` (their errors are raised here, as those
+        calls would raise them), then the state
         read and the weights loaded as :func:`autograder.graders.attention.load_weights` does; that function
         still checks names and shapes and raises a load error, so verdicts and messages do not change."""
         req: wire.NewRequest = {"op": "new", "name": cls}
         blob = self._pack(req, args, kwargs, seed=seed)
+        if training is not None:
+            req["training"] = bool(training)
         if module_dtype is not None:
             req["module_dtype"] = str(module_dtype).replace("torch.", "")
         if weights is not None:
