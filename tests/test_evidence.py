@@ -786,3 +786,72 @@ def test_a_replay_past_its_cpu_time_after_its_last_op_is_not_evidence(monkeypatc
     monkeypatch.setattr(evidence.time, "thread_time", lambda: next(clock))
     with pytest.raises(evidence.Unverifiable, match="s of CPU to replay"):
         evidence.replay(graph, [torch.ones(3)])
+
+
+def test_ops_that_return_a_tensor_per_piece_are_bounded_before_they_run():
+    """unbind, split, chunk and tensor_split return one tensor per piece: views no element bound sees, each a few
+    hundred bytes of the judge's memory. A forged unbind of 4M zeros held the judge for seconds per replay and left
+    its process 1.5 GB larger; past PIECE_LIMIT pieces such an op is refused before it runs, directly or inside an
+    op made of others (hsplit runs tensor_split). The blocks an honest graph splits a sequence into still replay."""
+    n = evidence.PIECE_LIMIT + 1
+    zeros = {"op": "call", "target": "aten.zeros.default", "args": [{"list": [n]}], "kwargs": {}}
+    for target, extra in [
+        ("aten.unbind.int", []),
+        ("aten.split.Tensor", [1]),
+        ("aten.unsafe_split.Tensor", [1]),
+        ("aten.chunk.default", [n]),
+        ("aten.tensor_split.sections", [n]),
+        ("aten.hsplit.int", [n]),
+    ]:
+        node = {"op": "call", "target": target, "args": [{"ref": 1}, *extra], "kwargs": {}}
+        data = _calls(zeros, node, output={"ref": 0})
+        with pytest.raises(evidence.Unverifiable, match="makes more tensors"):
+            evidence.replay(evidence.parse(data, b""), [torch.ones(3)])
+    # tensor_split into more sections than there are elements makes empty ones: counted too
+    empty = {"op": "call", "target": "aten.zeros.default", "args": [{"list": [0]}], "kwargs": {}}
+    node = {"op": "call", "target": "aten.tensor_split.sections", "args": [{"ref": 1}, n], "kwargs": {}}
+    with pytest.raises(evidence.Unverifiable, match="makes more tensors"):
+        evidence.replay(evidence.parse(_calls(empty, node, output={"ref": 0}), b""), [torch.ones(3)])
+    x = torch.rand(2, 256, 3)
+    data, blob = _trace(lambda x: torch.cat([b * 2 for b in x.split(32, dim=-2)] + [x.unbind(1)[0][:, None]], 1), x)
+    assert torch.equal(evidence.replay(evidence.parse(data, blob), [x]), torch.cat([x * 2, x[:, :1]], 1))
+    # an op made of others (hsplit: one slice per section, each below any bound) stops at the replay's CPU deadline,
+    # checked at each of its inner ops
+    node = {"op": "call", "target": "aten.hsplit.int", "args": [{"ref": 1}, 64], "kwargs": {}}
+    graph = evidence.parse(_calls({**zeros, "args": [{"list": [64]}]}, node, output={"ref": 0}), b"")
+    assert evidence.replay(graph, [torch.ones(3)]).shape == (3,)
+    clock = iter([0.0] * 4 + [evidence.REPLAY_CPU_S + 1] * 100)  # past the deadline from hsplit's first slice on
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evidence.time, "thread_time", lambda: next(clock))
+        with pytest.raises(evidence.Unverifiable, match="s of CPU to replay"):
+            evidence.replay(graph, [torch.ones(3)])
+
+
+def test_whatever_a_graph_makes_the_judge_raise_is_unverifiable():
+    """A graph naming an overload torch's Python lists but its dispatcher does not have (aten.acosh.int) made the
+    judge's look-up raise RuntimeError: the recorded check failed with "could not check this", without forfeiting
+    a stage written by hand. Whatever the judge's own code raises on a graph is "unverifiable"; a failure of the
+    second, untraced call is the learner's process's, and still comes out of verify as it was."""
+    from autograder.sandbox.errors import StudentFailure
+
+    data = _calls({"op": "call", "target": "aten.acosh.int", "args": [2], "kwargs": {}}, output={"ref": 0})
+    reply = {"graph": data, "value": Out(Q, "float64", "cpu")}
+    record = evidence.verify(reply, b"", [Q], torch.float64, lambda fresh: Out(fresh[0], "float64", "cpu"))
+    assert record["n_ops"] is None and record["forbidden"][0].startswith("unverifiable: the graph calls aten.acosh")
+
+    def raising(*args, **kwargs):
+        raise RuntimeError("the judge's own code failed")
+
+    honest = {"graph": _calls(output={"ref": 0}), "value": Out(Q, "float64", "cpu")}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evidence, "count_ops", raising)
+        record = evidence.verify(honest, b"", [Q], torch.float64, lambda fresh: Out(fresh[0], "float64", "cpu"))
+    assert record["n_ops"] is None and "cannot be checked (RuntimeError" in record["forbidden"][0]
+
+    def crashed(fresh):
+        raise StudentFailure("your code's process died")
+
+    add = {"op": "call", "target": "aten.add.Tensor", "args": [{"ref": 0}, 1.0], "kwargs": {}}
+    wrong = {"graph": _calls(add), "value": Out(Q + 1, "float64", "cpu")}  # no reference: a second call is made
+    with pytest.raises(StudentFailure, match="process died"):
+        evidence.verify(wrong, b"", [Q], torch.float64, crashed)

@@ -166,31 +166,54 @@ TORCH_ATTENTION_FILES = (
 TORCH_ATTENTION_FUNCTIONS = (
     ("nn/functional.py", "multi_head_attention_forward"),
     ("_decomp/decompositions.py", "scaled_dot_product_flash_attention_for_cpu"),
+    # the reference implementation of torch.onnx.ops.attention, reachable as a plain Python function through
+    # torch.onnx.ops._impl.ONNX_ATEN_DECOMP_TABLE (a red team's finding: its plain-op path passed as by hand)
+    ("onnx/ops/_impl.py", "attention_23"),
 )
+# and any function of torch's own Python code whose name holds one of these words (case aside): torch's attention
+# implementations that no list above names yet (a new release adds some)
+TORCH_ATTENTION_NAMES = ("attention", "attn")
 
 
 def _torch_attention_frames(torch):
     """A function telling whether the op being dispatched was called, at any depth, from torch's own Python
     attention code (by the code objects on the stack: a wrapper unwrapped, a private function or an alias all
-    run the same code). Code copied out of torch (its source executed again) is the learner's own: a plagiarism
-    question, not one the graph answers."""
+    run the same code): the files and functions listed above, and any function of torch whose name holds one of
+    :data:`TORCH_ATTENTION_NAMES`. Code copied out of torch (its source executed again) is the learner's own: a
+    plagiarism question, not one the graph answers."""
     import os
     import sys
 
     root = os.path.dirname(os.path.abspath(torch.__file__))
     files = frozenset(os.path.join(root, *f.split("/")) for f in TORCH_ATTENTION_FILES)
     functions = frozenset((os.path.join(root, *f.split("/")), name) for f, name in TORCH_ATTENTION_FUNCTIONS)
+    inside = root + os.sep
     getframe = sys._getframe
+    verdicts: dict = {}  # code object -> whether it is torch's attention code (each code object judged once)
+
+    def judged(code) -> bool:
+        name = code.co_filename
+        verdict = (
+            name in files
+            or (name, code.co_name) in functions
+            or (name.startswith(inside) and any(word in code.co_name.lower() for word in TORCH_ATTENTION_NAMES))
+        )
+        if len(verdicts) < 100000:
+            verdicts[code] = verdict
+        return verdict
 
     def found() -> bool:
+        # the whole stack, however deep: a bound let torch's attention code run its ops through a torch function
+        # mode that recursed past it first (a red team's finding); the walk costs only the learner's own process
         frame = getframe(2)
-        depth = 0
-        while frame is not None and depth < 200:
+        while frame is not None:
             code = frame.f_code
-            if code.co_filename in files or (code.co_filename, code.co_name) in functions:
+            verdict = verdicts.get(code)
+            if verdict is None:
+                verdict = judged(code)
+            if verdict:
                 return True
             frame = frame.f_back
-            depth += 1
         return False
 
     return found

@@ -172,11 +172,13 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
     whose work is beyond :data:`OP_WORK_LIMIT` (:data:`HALF_WORK_LIMIT` in half precision; a result can be small, or
     a scalar, which no element bound sees), and an integer
     division of the smallest integer by -1 with rounding, which torch's CPU kernel answers with SIGFPE, ending
-    the judge."""
+    the judge; and an op that would return more than :data:`PIECE_LIMIT` tensors (:func:`_pieces`)."""
     work = _matrix_product_work(name, args)
     if work:
         if work > (HALF_WORK_LIMIT if _halves(args) else OP_WORK_LIMIT):
             raise Unverifiable(f"the graph's {name} does more work than the autograder replays")
+    elif _pieces(name, args) > PIECE_LIMIT:
+        raise Unverifiable(f"the graph's {name} makes more tensors than the autograder replays")
     elif name in ("div", "floor_divide") and (kwargs.get("rounding_mode") is not None or name == "floor_divide"):
         a, b = (args + [None, None])[:2]
         b = kwargs.get("other", b)
@@ -185,6 +187,40 @@ def _guard(name: str, args: list, kwargs: dict) -> None:
             divisor_minus_one = (b == -1) if isinstance(b, torch.Tensor) else torch.tensor(b == -1)
             if bool(((a == smallest) & divisor_minus_one).any()):
                 raise Unverifiable("the graph divides the smallest integer by -1, which overflows")
+
+
+# tensors one op may return: ``unbind``, ``split``, ``chunk`` and ``tensor_split`` make one per piece, views that no
+# element bound sees (each a few hundred bytes of the judge's memory, none of a tensor's), so a forged unbind of 4M
+# zeros took 2 to 5 s of the judge's CPU per replay and left its process 1.5 GB larger (a red team's finding); an honest
+# graph splits a sequence into its blocks or steps, a few hundred at most
+PIECE_LIMIT = 1 << 16
+
+
+def _pieces(name: str, args: list) -> int:
+    """How many tensors ``name(*args)`` is about to return, for the ops that return one per piece of a dim (0 for
+    another op, or arguments the op will refuse itself). Their dims are positional, as every traced call passes
+    them (see :func:`_resolve`)."""
+    if name in ("hsplit", "vsplit", "dsplit") and len(args) == 2:  # tensor_split by sections, or by indices
+        how = args[1]
+        return how if type(how) is int else len(how) + 1 if isinstance(how, (list, tuple)) else 0
+    if name not in ("unbind", "split", "split_copy", "unsafe_split", "chunk", "tensor_split") or not args:
+        return 0
+    x, how = args[0], (args + [0, 0])[1]
+    dim = (args + [0, 0, 0])[2] if name != "unbind" else how
+    if not isinstance(x, torch.Tensor) or type(dim) is not int or not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
+        return 0
+    size = x.shape[dim] if x.dim() else 1
+    if name == "unbind":
+        return size
+    if name == "tensor_split":
+        if isinstance(how, torch.Tensor):
+            return (int(how.item()) if how.dim() == 0 else how.numel() + 1) if not how.is_floating_point() else 0
+        return how if type(how) is int else len(how) + 1 if isinstance(how, (list, tuple)) else 0
+    if name == "chunk":
+        return (how if size == 0 else min(how, size)) if type(how) is int else 0
+    if type(how) is int:  # split, split_copy, unsafe_split by a size
+        return -(-size // how) if how > 0 else 0
+    return len(how) if isinstance(how, (list, tuple)) else 0
 
 
 def _halves(args: list) -> bool:
@@ -439,7 +475,10 @@ def _resolve(target: str, kwargs: dict):
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay") from None
     if not isinstance(op, torch._ops.OpOverload) or op.namespace != "aten":
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
-    how = _runnable(op)
+    try:
+        how = _runnable(op)
+    except RuntimeError:  # an overload torch's Python lists but its dispatcher does not have (aten.acosh.int, ...)
+        how = None
     if how is None:
         raise Unverifiable(f"the graph calls {target[:80]}, which the autograder does not replay")
     keyword_only = {a.name for a in op._schema.arguments if a.kwarg_only}
@@ -481,13 +520,18 @@ def _composite(op):
 
 
 class _InnerOps(torch.utils._python_dispatch.TorchDispatchMode):
-    """While an op made of other ops is replayed, refuses each of those the replay would not run directly."""
+    """While an op made of other ops is replayed, refuses each of those the replay would not run directly, and stops
+    at any of them once the replay is past its CPU deadline (:data:`_DEADLINE`): one such op can run any number of
+    inner ops (hsplit into 4M sections ran one slice per section until the memory bound stopped it: 16 CPU s, a red
+    team's finding)."""
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         return False  # torch's switch: __torch_dispatch__ unwrapped, so its first call imports no torch._dynamo
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if time.thread_time() > _DEADLINE[0]:
+            raise Unverifiable(f"the graph takes more than {REPLAY_CPU_S:g} s of CPU to replay")
         if _runnable(func) != "direct":
             raise Unverifiable(
                 f"the graph's {func._overloadpacket.__name__} runs {func.name()}, which the autograder does not replay"
@@ -502,6 +546,9 @@ class _InnerOps(torch.utils._python_dispatch.TorchDispatchMode):
 
 # the multiplications of the ops an op made of other ops ran (tensordot's mm, ...), summed by :class:`_InnerOps`
 _INNER_PRODUCTS = [0]
+# the thread CPU time (time.thread_time) at which the replay running now stops (:func:`_run` sets it), read by
+# :class:`_InnerOps` at each inner op
+_DEADLINE = [math.inf]
 
 
 # ───────────────────────────── replaying it ─────────────────────────────
@@ -717,7 +764,7 @@ def _run(
     given, the only nodes run (:func:`live_nodes`; the others are left as None)."""
     env: list = []
     total = 0
-    deadline = time.thread_time() + REPLAY_CPU_S
+    deadline = _DEADLINE[0] = time.thread_time() + REPLAY_CPU_S
     depends: list[frozenset] = []  # by node: the graph inputs its value depends on (with ``effects`` only)
     written_from: dict[int, frozenset] = {}  # storage -> the inputs whatever was written into it depends on
     for i, node in enumerate(graph.nodes):
@@ -942,7 +989,12 @@ def verify(
         elif fresh_call is not None:  # no reference for these inputs (a student release answers only the inputs it
             # recorded), or a wrong answer (the reference says nothing about it): the replay must give the learner's
             # own fresh answer
-            why = same_answer(replay(graph, fresh, shapes_checked=True), fresh_call(fresh), dtype)
+            replayed = replay(graph, fresh, shapes_checked=True)
+            try:
+                theirs = fresh_call(fresh)
+            except Exception as exc:  # noqa: BLE001 - the second call's own failure, told apart below
+                raise _SecondCall(exc) from None
+            why = same_answer(replayed, theirs, dtype)
             if why:
                 raise Unverifiable(
                     "the graph of your call does not compute your answer on other inputs of the "
@@ -957,6 +1009,25 @@ def verify(
         }
     except Unverifiable as exc:
         return {"n_ops": None, "forbidden": [f"unverifiable: {exc}"]}
+    except _SecondCall as exc:  # the child's failure in the second call (a timeout, a crash): reported as before
+        raise exc.original from None
+    except Exception as exc:  # noqa: BLE001 - whatever else a graph made the judge's own code raise
+        # is no evidence either: a check that raised instead ("could not check this") lost only its own points, and
+        # a stage written by hand kept those of its unrecorded calls (a red team's graph naming aten.acosh.int, an
+        # overload the dispatcher does not have, while torch's Python attention code answered the other calls)
+        return {
+            "n_ops": None,
+            "forbidden": [f"unverifiable: the graph cannot be checked ({type(exc).__name__}: {str(exc)[:120]})"],
+        }
+
+
+class _SecondCall(Exception):
+    """An exception of :func:`verify`'s second, untraced call (the learner's process, not the graph): it is raised
+    again as it was, out of :func:`verify`."""
+
+    def __init__(self, original: BaseException):
+        super().__init__(str(original)[:200])
+        self.original = original
 
 
 def _reference(reference, args):
