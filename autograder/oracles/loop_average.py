@@ -43,10 +43,27 @@ def _full_mean(x):  # looks at the future: every step gets the mean of the whole
     return x.mean(dim=-2, keepdim=True).expand_as(x).clone()
 
 
+def _first_step_skipped(x):  # the loop starts at t = 1 on zeros_like(x): step 0 is never written and stays 0
+    out = causal_mean_loop(x)
+    out[..., 0, :] = 0.0
+    return out
+
+
+def _written_into_x(x):  # out = x (not a copy), filled in time order: each step averages the averages before it
+    out = x.clone()
+    for t in range(x.shape[-2]):
+        out[..., t, :] = out[..., : t + 1, :].mean(dim=-2)
+    return out
+
+
 def _divide_by_T(x):
     return x.cumsum(dim=-2) / x.shape[-2]
 
 
+FIRST_STEP_SKIPPED = "step 0 never written (the loop over t starts at 1; out[0] keeps the 0 it was made with)"
+# the label of the graders' "input unchanged" check: here it is what the values show (the loop read back what it
+# had written into x)
+IN_PLACE = "input modified in place"
 EXPECTED = {"causal_mean_loop": causal_mean_loop}
 MISTAKES = {
     "causal_mean_loop": {
@@ -57,5 +74,7 @@ MISTAKES = {
         "divided by T instead of t+1": _divide_by_T,
         "averaged over channels instead of time": _mean_over_channels,
         "averaged over every element of the past rows (.mean() without dim=-2)": _mean_of_all_elements,
+        FIRST_STEP_SKIPPED: _first_step_skipped,
+        IN_PLACE: _written_into_x,
     }
 }

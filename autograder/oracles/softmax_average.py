@@ -10,7 +10,7 @@ import torch
 F64 = torch.float64
 
 INVERTED = "inverted mask (the future visible, the past hidden)"
-UPPER = "upper instead of lower triangle (torch.triu, or the weights transposed)"
+UPPER = "upper instead of lower triangle (torch.triu, or the mask transposed)"
 DIAGONAL = "diagonal masked too (a step cannot see itself)"
 OFF_BY_ONE = "off-by-one mask (one future step visible: tril(diagonal=1))"
 ZERO_FILL = (

@@ -42,6 +42,11 @@ def _divided_by_T(T, **_):
     return torch.tril(torch.ones(T, T, dtype=torch.float64)) / T
 
 
+def _divided_by_t(T, **_):  # counts from torch.arange(T): row 0 divided by 0 (inf on the diagonal, NaN after it)
+    w = torch.tril(torch.ones(T, T, dtype=torch.float64))
+    return w / torch.arange(T, dtype=torch.float64).unsqueeze(-1)
+
+
 def _uniform(T, **_):
     return torch.full((T, T), 1.0 / T, dtype=torch.float64)
 
@@ -53,6 +58,7 @@ def _wrong_side(x):  # x @ W instead of W @ x (only square when T == C)
 DIAGONAL = "diagonal excluded (torch.tril(..., diagonal=-1)): a step left out of its own average"
 OFF_BY_ONE = "off-by-one mask (torch.tril(..., diagonal=1)): each step averages one future step too"
 BY_T = "divided by T instead of t + 1 (the number of steps averaged in row t)"
+BY_t = "row t divided by t instead of t + 1 (counts from torch.arange(T) start at 0: use torch.arange(1, T + 1))"
 # each column divided by its own row's sum: 1 / (s + 1) at [t, s]
 ROW_SUMS_NO_KEEPDIM = (
     "row counts divide the columns, not the rows (a (T,) vector of sums or counts: keepdim=True, or [:, None], missing)"
@@ -67,6 +73,7 @@ MISTAKES = {
         DIAGONAL: lambda T, **_: _shifted_tril(T, -1),
         OFF_BY_ONE: lambda T, **_: _shifted_tril(T, 1),
         BY_T: _divided_by_T,
+        BY_t: _divided_by_t,
     },
     "causal_mean_matmul": {
         "upper instead of lower triangle (torch.triu)": lambda x: _triu_weights(x.shape[-2]) @ x,
@@ -77,6 +84,7 @@ MISTAKES = {
         DIAGONAL: lambda x: _shifted_tril(x.shape[-2], -1) @ x,
         OFF_BY_ONE: lambda x: _shifted_tril(x.shape[-2], 1) @ x,
         BY_T: lambda x: _divided_by_T(x.shape[-2]) @ x,
+        BY_t: lambda x: _divided_by_t(x.shape[-2]) @ x,
     },
 }
 EXPECTED = {"causal_mean_weights": causal_mean_weights, "causal_mean_matmul": causal_mean_matmul}

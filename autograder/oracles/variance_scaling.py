@@ -20,6 +20,10 @@ TIMES = SCALE_TIMES
 PRECEDENCE = "divided by d_k ** 1/2, which is d_k / 2 (** binds tighter than /)"
 PRECEDENCE_UNBRACKETED = "scores / d_k ** 1/2 is (scores / d_k) / 2, a division by 2 * d_k (** binds tighter than /)"
 ISQRT = "divided by math.isqrt(d_k), the square root rounded down to a whole number"
+# whole-number scales next to math.isqrt's: where one of them equals another size of the input (round(sqrt(8)) = 3
+# = T_q), the two explain the answer alike and neither is named, instead of the size
+ROUNDED = "divided by round(sqrt(d_k)), the square root rounded to the nearest whole number"
+CEILED = "divided by math.ceil(sqrt(d_k)), the square root rounded up to a whole number"
 KT_BATCHED = "k.T on batched input (reverses every dim; use k.transpose(-2, -1))"
 QT_K = "q^T @ k instead of q @ k^T"
 
@@ -50,6 +54,8 @@ MISTAKES = {  # where two of them give the same numbers on an input (T_q == T_k,
         PRECEDENCE: lambda q, k: _raw(q, k) / (q.shape[-1] / 2),
         PRECEDENCE_UNBRACKETED: lambda q, k: _raw(q, k) / q.shape[-1] / 2,
         ISQRT: lambda q, k: _raw(q, k) / max(math.isqrt(q.shape[-1]), 1),
+        ROUNDED: lambda q, k: _raw(q, k) / max(round(math.sqrt(q.shape[-1])), 1),
+        CEILED: lambda q, k: _raw(q, k) / math.ceil(math.sqrt(q.shape[-1])),
         BY_SQRT_T: lambda q, k: _raw(q, k) / math.sqrt(q.shape[-2]),
         BY_SQRT_TK: lambda q, k: _raw(q, k) / math.sqrt(k.shape[-2]),
         KT_BATCHED: lambda q, k: q @ k.permute(*reversed(range(k.dim()))) / math.sqrt(q.shape[-1]),

@@ -1,4 +1,4 @@
-"""MISTAKE: upper instead of lower triangle (torch.triu, or the weights transposed)
+"""MISTAKE: upper instead of lower triangle (torch.triu, or the mask transposed)
 
 A copy of the stage 3 solution with one bug: the mask is built with triu, so each step sees the future
 and not the past.
