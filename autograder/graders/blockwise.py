@@ -99,10 +99,12 @@ def expect_peak(reply: dict, limit: int, *, what: str, allowed: str) -> None:
 WRONG_CACHE_DIM = "concatenated on the wrong dim (heads, dim 1, instead of time, dim -2)"
 VALUES_NOT_CACHED = "keys cached but not values"
 CAUSAL_OFFSET_IGNORED = "causal offset of the new tokens ignored (mask rows 0.. instead of T_cached..)"
-# rows read after cache.append (T_cached + T_new..) hide nothing: the same numbers as no mask at all when decoding
+# rows read after cache.append (T_cached + T_new..) hide nothing: the same numbers as no mask at all when decoding;
+# so do the buffer's last rows (self.mask[-T_new:]) wherever the cache holds fewer than context_length positions
 OFFSET_AFTER_APPEND = (
     "no causal mask among the new tokens (none applied when a cache is given, or its rows read after cache.append, "
-    "T_cached + T_new.., which hide nothing): each new token sees the later new ones"
+    "T_cached + T_new.., or from the buffer's end, self.mask[-T_new:], which hide nothing): each new token sees the "
+    "later new ones"
 )
 CACHE_NOT_USED = (
     "the cache not used (new tokens attend only to each other: forward ignores the cache, or append returns only the "

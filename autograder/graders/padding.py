@@ -25,8 +25,8 @@ LENGTH_OFF_BY_ONE = (
 )
 NAN_ROWS = "NaN for a query with no visible key (softmax of a row that is all -inf is 0/0)"
 NO_KEY_UNIFORM = (
-    "a query with no visible key averages every value (hidden scores set to a large negative number "
-    "give a uniform row) instead of getting zeros"
+    "a query with no visible key averages every value (hidden scores set to a large negative number, or its scores "
+    "set to 0 and its weights never zeroed after the softmax, give a uniform row) instead of getting zeros"
 )
 PAD_IGNORED = "padding mask ignored (padded keys get weight)"
 PAD_ON_QUERIES = "padding applied to the queries (rows) instead of the keys (columns)"

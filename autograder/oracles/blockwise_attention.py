@@ -108,6 +108,16 @@ def _keys_remainder_dropped(q, k, v, block_size, causal=False):
     return attend(q, k[..., :end, :], v[..., :end, :], allowed=allowed(q.shape[-2], end) if causal else None)
 
 
+def _both_remainders_dropped(q, k, v, block_size, causal=False):
+    out = _blockwise(q, k, v, block_size, causal, drop_remainder=True)
+    T_q = q.shape[-2] - q.shape[-2] % block_size
+    if torch.allclose(out, _plain(q[..., :T_q, :], k, v, causal), rtol=1e-6, atol=1e-9):
+        # the dropped keys lie after every kept query (causal, T_q <= T_k): the numbers of the query blocks alone
+        # dropped, so this input cannot tell whether the keys were dropped too
+        raise ValueError("ambiguous")
+    return out
+
+
 EXPECTED = {
     "online_softmax": online_softmax,
     "blockwise_attention": blockwise_attention,
@@ -131,7 +141,7 @@ MISTAKES = {
             b.MAX_NOT_UPDATED: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, update_max=False),
             b.LOCAL_CAUSAL_OFFSET: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, local_mask=True),
             b.REMAINDER_DROPPED: _keys_remainder_dropped,
-            b.REMAINDER_DROPPED_BOTH: lambda q, k, v, n, c=False: _blockwise(q, k, v, n, c, drop_remainder=True),
+            b.REMAINDER_DROPPED_BOTH: _both_remainders_dropped,
             b.NO_CAUSAL_MASK: lambda q, k, v, n, c=False: attend(q, k, v),
             # the mistakes of every attention, whatever the blocks: no scale, a scale by the number of keys, the
             # diagonal hidden (where two give the same numbers, as at T_k == hs, none is named)

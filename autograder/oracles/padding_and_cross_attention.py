@@ -39,11 +39,14 @@ def attend(
     softmax_dim=-1,
     over_heads=False,
     floor=False,
+    swapped=False,
 ):
     """softmax(q k^T / sqrt(hs)) v with the keys of ``mask`` (True = real token) and, when ``causal``, the future
     hidden. The keyword arguments exist to write the known mistakes as small changes of the same code."""
     T_q, T_k = q.shape[-2], k.shape[-2]
-    scores = q @ k.transpose(-2, -1)
+    if swapped and T_q != T_k:  # k q^T is (T_k, T_q): the masks do not fit it (the learner's code raises)
+        raise ValueError("keys and queries swapped: the scores are (T_k, T_q)")
+    scores = k @ q.transpose(-2, -1) if swapped else q @ k.transpose(-2, -1)
     divisor = math.sqrt(q.shape[-1]) if scale is None else scale
     scores = torch.div(scores, divisor, rounding_mode="floor") if floor else scores / divisor
     in_time = torch.ones(T_q, T_k, dtype=torch.bool)  # the causal part
@@ -167,6 +170,8 @@ def _attention_variants() -> dict:
             q, k, v, mask, bool(causal), scale=1.0 / math.sqrt(q.shape[-1])
         ),
         a.FLOOR_DIVIDED: run(floor=True),
+        # named where T_q == T_k (elsewhere the learner's masking fails on the shapes, and the variant is skipped)
+        a.QK_SWAPPED: run(swapped=True),
     }
 
 
@@ -211,6 +216,7 @@ def _cross_variants() -> dict:
             x, c, s, nh, mask, scale=1.0 / math.sqrt(d_out(s) // int(nh))
         ),
         a.FLOOR_DIVIDED: run(floor=True),
+        a.QK_SWAPPED: run(swapped=True),  # where T_q == T_k (test_keys_from_context)
     }
 
 

@@ -1,4 +1,4 @@
-"""MISTAKE: no causal mask among the new tokens (none applied when a cache is given, or its rows read after cache.append, T_cached + T_new.., which hide nothing): each new token sees the later new ones
+"""MISTAKE: no causal mask among the new tokens (none applied when a cache is given, or its rows read after cache.append, T_cached + T_new.., or from the buffer's end, self.mask[-T_new:], which hide nothing): each new token sees the later new ones
 
 Mask only without a cache (decode assumed one token at a time).
 """

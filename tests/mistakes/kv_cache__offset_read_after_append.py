@@ -1,4 +1,4 @@
-"""MISTAKE: no causal mask among the new tokens (none applied when a cache is given, or its rows read after cache.append, T_cached + T_new.., which hide nothing): each new token sees the later new ones
+"""MISTAKE: no causal mask among the new tokens (none applied when a cache is given, or its rows read after cache.append, T_cached + T_new.., or from the buffer's end, self.mask[-T_new:], which hide nothing): each new token sees the later new ones
 
 CachedMultiHeadAttention.forward reads len(cache) after appending the new keys and values, so its mask rows start T_new too late: within a chunk the new tokens see each other's future, and near context_length the mask's slice comes up short.
 """

@@ -1,4 +1,4 @@
-"""MISTAKE: a query with no visible key averages every value (hidden scores set to a large negative number give a uniform row) instead of getting zeros
+"""MISTAKE: a query with no visible key averages every value (hidden scores set to a large negative number, or its scores set to 0 and its weights never zeroed after the softmax, give a uniform row) instead of getting zeros
 
 Hides keys with -1e9 instead of -inf: no NaN, but a query whose keys are all hidden gets equal weights on all of
 them.

@@ -158,8 +158,13 @@ def test_padding_sdpa(student):
     compare_with_sdpa(student, Q, K, V, None, False)
 
 
-@check("masked_attention: causal=True is aligned top-left, query t sees keys 0..t (T_q < T_k and T_q > T_k)", weight=2)
+@check(
+    "masked_attention: causal=True is aligned top-left, query t sees keys 0..t (T_q == T_k, T_q < T_k and T_q > T_k)",
+    weight=2,
+)
 def test_causal_sdpa(student):
+    # square first: the one case where keys and queries swapped (k @ q^T) gives an answer to name, not a shape error
+    compare_with_sdpa(student, Q, K[:, :4].clone(), V[:, :4].clone(), None, True)
     compare_with_sdpa(student, Q, K, V, None, True)
     compare_with_sdpa(student, Q7, K[:, :5].clone(), V[:, :5].clone(), None, True)
     compare_with_sdpa(student, Q, K, V, PAD, True)

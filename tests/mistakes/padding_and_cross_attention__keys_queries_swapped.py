@@ -1,0 +1,11 @@
+"""MISTAKE: keys and queries swapped (k @ q^T is the scores transposed: row t holds key t against every query); use q @ k.transpose(-2, -1)
+
+masked_attention computes the scores as k @ q.transpose(-2, -1)."""
+
+# This wrong file is the stage's solution with the edits below (old -> new); see autograder/instructor/catalogue.py.
+EDITS = [
+    (
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, T_q, T_k)",
+        "scores = k @ q.transpose(-2, -1) / math.sqrt(q.shape[-1])",
+    ),
+]
