@@ -699,6 +699,33 @@ def test_only_the_work_the_answer_depends_on_is_counted():
     assert counts["out_argument", 3][0] == 2  # empty_like and mul.out
 
 
+def test_the_widest_softmax_is_measured_by_the_judge():
+    """measure's "normalised": the most entries one softmax-family op normalised over at once, read from the
+    replayed op's own arguments: a softmax of the whole row is as wide as the row, a log-sum-exp taken block by
+    block as one block, a graph without either 0."""
+
+    def whole_row(x):
+        return torch.softmax(x, dim=-1)
+
+    def blockwise_logsumexp(x):
+        lse = torch.full_like(x[..., :1], float("-inf"))
+        for s in range(0, x.shape[-1], 4):
+            lse = torch.logaddexp(lse, torch.logsumexp(x[..., s : s + 4], dim=-1, keepdim=True))
+        return torch.exp(x - lse)
+
+    def every_dim(x):
+        return torch.exp(x - torch.logsumexp(x, dim=(0, 1)))
+
+    x = torch.randn(2, 24, dtype=torch.float64)
+    widths = {}
+    for fn in (whole_row, blockwise_logsumexp, every_dim, torch.exp):
+        graph = evidence.parse(*_trace(fn, x))
+        made: list = []
+        assert torch.allclose(evidence.replay(graph, [x], sizes=made), fn(x))
+        widths[fn.__name__] = evidence.measure(made)["normalised"]
+    assert widths == {"whole_row": 24, "blockwise_logsumexp": 4, "every_dim": 48, "exp": 0}
+
+
 def test_a_replay_after_the_first_runs_the_live_nodes_only(monkeypatch):
     """Work the answer does not need is replayed once: the first replay (with ``sizes``) finds the live nodes, and
     the replay on fresh inputs runs those alone, with the same answer."""

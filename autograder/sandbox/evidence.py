@@ -617,8 +617,8 @@ def replay(graph: Graph, inputs: list, *, sizes: list | None = None, shapes_chec
                 default=0,
             )
         sizes += [
-            (target, n, needs, memory, products)
-            for i, target, n, needs, memory, products in effects.made
+            (target, n, needs, memory, products, width)
+            for i, target, n, needs, memory, products, width in effects.made
             if i in graph.live
         ]
     return out
@@ -689,16 +689,40 @@ def measure(sizes: list) -> dict:
     broadcasts excluded: they allocate nothing); ``largest_joint``, the elements of the largest memory that holds
     values depending on both of the call's first two inputs (an attention call's queries and keys: its scores, not
     a copy of the keys), a buffer allocated first and filled in place or through views included; ``elements``, the
-    elements all its calls create (a measure of the work done, views excluded); and ``ops``, the names of the ops
-    it calls (ATen packets, sorted)."""
-    created = [n for target, n, _, _, _ in sizes if _packet(target) not in _NO_NEW_MEMORY]
+    elements all its calls create (a measure of the work done, views excluded); ``ops``, the names of the ops it
+    calls (ATen packets, sorted); and ``normalised``, the most entries one softmax-family op normalised over
+    (:func:`_normalised_width`; 0 without one)."""
+    created = [n for target, n, *_ in sizes if _packet(target) not in _NO_NEW_MEMORY]
     return {
         "largest": max(created, default=0),
-        "largest_joint": max((max(n, memory) for _, n, needs, memory, _ in sizes if {0, 1} <= needs), default=0),
+        "largest_joint": max((max(n, memory) for _, n, needs, memory, *_ in sizes if {0, 1} <= needs), default=0),
         "elements": sum(created),
-        "products": sum(products for *_, products in sizes),
+        "products": sum(products for *_, products, _ in sizes),
         "ops": sorted({_packet(target) for target, *_ in sizes}),
+        "normalised": max((width for *_, width in sizes), default=0),
     }
+
+
+# the ops that compute a softmax or its normaliser over dims of their first argument (softmax, log_softmax,
+# logsumexp, logcumsumexp, their special_ and underscored forms)
+_NORMALISERS = ("softmax", "logsumexp", "logcumsumexp")
+
+
+def _normalised_width(target: str, args: list) -> int:
+    """The entries a softmax-family op normalises over at once: the product of its first argument's sizes along
+    the dims it is given (all of them when none is, or when they cannot be read); 0 for another op. One block's
+    softmax is as wide as the block, one of the whole row as the row."""
+    if not any(word in _packet(target) for word in _NORMALISERS) or not args or not isinstance(args[0], torch.Tensor):
+        return 0
+    x, dims = args[0], args[1] if len(args) > 1 else None
+    dims = [dims] if type(dims) is int else dims
+    if not isinstance(dims, (list, tuple)) or not dims or not all(type(d) is int for d in dims):
+        return x.numel()
+    rank = max(x.dim(), 1)
+    if not all(-rank <= d < rank for d in dims):
+        return x.numel()
+    shape = list(x.shape) or [1]
+    return math.prod(shape[d] for d in {d % rank for d in dims})
 
 
 # ops that multiply: matrix products (the index of their first matrix operand) and elementwise ones
@@ -747,7 +771,7 @@ class _Effects(NamedTuple):
     writes: dict  # node -> the storages it changed in place (a tensor argument whose version counter moved)
     elements: dict  # storage -> its size in elements
     joint: set  # the storages that came to hold values depending on both of the first two inputs
-    made: list  # (node, target, elements, inputs, memory) of every tensor each call returns; ``inputs``: the graph
+    made: list  # (node, target, elements, inputs, memory, products, width) of every tensor each call returns; ``inputs``: the graph
     # inputs (by index) its value depends on, through arguments and through memory written in place; ``memory``:
     # the elements of the storage it lives in (a view, or an in-place write, of a larger buffer: the buffer's)
 
@@ -829,11 +853,12 @@ def _run(
                 needs = frozenset()
             depends.append(needs)
             products = _products(node["target"], args, results) + _INNER_PRODUCTS[0] if op == "call" else 0
+            width = _normalised_width(node["target"], args) if op == "call" else 0
             for t in results:  # every storage's size (an input's too: it may be written in place)
                 storage_elements = t.untyped_storage().nbytes() // max(t.element_size(), 1)
                 effects.elements[_storage(t)] = storage_elements
                 if op == "call":
-                    effects.made.append((i, node["target"], t.numel(), needs, storage_elements, products))
+                    effects.made.append((i, node["target"], t.numel(), needs, storage_elements, products, width))
                     products = 0  # an op's multiplications are counted once, with its first result
             effects.memory.append({_storage(t) for t in results})
             changed = {_storage(t) for t, version in before if t._version != version}
