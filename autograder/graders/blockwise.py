@@ -32,24 +32,23 @@ CAUSAL_NOT_SKIPPED = "blocks wholly in the future computed and masked instead of
 FULL_SCORES = "full T x T scores built"
 SOFTMAX_CALLED = "torch.softmax over the whole row (not block by block)"
 
-# ops that compute a softmax (or its normaliser) in one call (logcumsumexp's last column is a logsumexp)
-SOFTMAX_OPS = ("softmax", "logsumexp", "logcumsumexp")
-
 
 def record_of(reply: dict) -> dict:
     return reply.get("record") or {}
 
 
-def softmax_ops(reply: dict, block_size: int) -> tuple[list[str], int]:
-    """The softmax-family ops in the call's graph (names, from the judge's parse) when one of them normalised over
-    more than ``block_size`` entries at once, with the most entries one did (the judge's ``normalised``; a record
-    without it counts as wider than any block); ([], 0) when every one stayed within a block, as a running
-    log-sum-exp taken block by block does."""
-    record = record_of(reply)
-    names = sorted({n for n in record.get("ops") or [] if any(w in n for w in SOFTMAX_OPS)})
-    width = record.get("normalised")
-    width = width if type(width) is int else 1 << 62
-    return (names, width) if names and width > block_size else ([], 0)
+def softmax_ops(reply: dict, block_size: int, *, what: str) -> dict[str, int]:
+    """The softmax-family ops of the call's graph (softmax, log_softmax, logsumexp, logcumsumexp: logcumsumexp's
+    last column is a logsumexp) that normalised over more than ``block_size`` entries at once, each with the most
+    entries it did, as the judge's replay measured them (``normalised``); empty when every one stayed within a
+    block, as a running log-sum-exp taken block by block does."""
+    widths = record_of(reply).get("normalised")
+    if not isinstance(widths, dict):
+        fail(
+            f"{what}: the autograder could not measure what your code's softmax reads (its computation could not be "
+            "replayed)"
+        )
+    return {name: width for name, width in widths.items() if width > block_size}
 
 
 def expect_largest(

@@ -201,8 +201,7 @@ def _pieces(name: str, args: list) -> int:
     another op, or arguments the op will refuse itself). Their dims are positional, as every traced call passes
     them (see :func:`_resolve`)."""
     if name in ("hsplit", "vsplit", "dsplit") and len(args) == 2:  # tensor_split by sections, or by indices
-        how = args[1]
-        return how if type(how) is int else len(how) + 1 if isinstance(how, (list, tuple)) else 0
+        return _sections(args[1])
     if name not in ("unbind", "split", "split_copy", "unsafe_split", "chunk", "tensor_split") or not args:
         return 0
     x, how = args[0], (args + [0, 0])[1]
@@ -215,12 +214,18 @@ def _pieces(name: str, args: list) -> int:
     if name == "tensor_split":
         if isinstance(how, torch.Tensor):
             return (int(how.item()) if how.dim() == 0 else how.numel() + 1) if not how.is_floating_point() else 0
-        return how if type(how) is int else len(how) + 1 if isinstance(how, (list, tuple)) else 0
+        return _sections(how)
     if name == "chunk":
         return (how if size == 0 else min(how, size)) if type(how) is int else 0
     if type(how) is int:  # split, split_copy, unsafe_split by a size
         return -(-size // how) if how > 0 else 0
     return len(how) if isinstance(how, (list, tuple)) else 0
+
+
+def _sections(how) -> int:
+    """The pieces ``tensor_split`` (and ``hsplit``, ...) makes when given ``how``: a number of sections, or the
+    indices it splits at (one piece more); 0 for an argument the op refuses itself."""
+    return how if type(how) is int else len(how) + 1 if isinstance(how, (list, tuple)) else 0
 
 
 def _halves(args: list) -> bool:
@@ -690,8 +695,13 @@ def measure(sizes: list) -> dict:
     values depending on both of the call's first two inputs (an attention call's queries and keys: its scores, not
     a copy of the keys), a buffer allocated first and filled in place or through views included; ``elements``, the
     elements all its calls create (a measure of the work done, views excluded); ``ops``, the names of the ops it
-    calls (ATen packets, sorted); and ``normalised``, the most entries one softmax-family op normalised over
-    (:func:`_normalised_width`; 0 without one)."""
+    calls (ATen packets, sorted); and ``normalised``, each softmax-family op it calls (ATen packet) with the most
+    entries one of its calls normalised over at once (:func:`_normalised_width`)."""
+    normalised: dict[str, int] = {}
+    for target, *_, width in sizes:
+        if width:
+            packet = _packet(target)
+            normalised[packet] = max(width, normalised.get(packet, 0))
     created = [n for target, n, *_ in sizes if _packet(target) not in _NO_NEW_MEMORY]
     return {
         "largest": max(created, default=0),
@@ -699,7 +709,7 @@ def measure(sizes: list) -> dict:
         "elements": sum(created),
         "products": sum(products for *_, products, _ in sizes),
         "ops": sorted({_packet(target) for target, *_ in sizes}),
-        "normalised": max((width for *_, width in sizes), default=0),
+        "normalised": normalised,
     }
 
 
